@@ -1,0 +1,228 @@
+/*
+ * floatz.h - the one public header of floatz, a compressor for arrays of
+ * IEEE-754 float32 / float64 values on CPUs (OpenMP) and NVIDIA GPUs (CUDA).
+ *
+ * Conventions
+ *  - Every function returns an fz_status; sizes come back through out-params.
+ *  - Shapes: dims[0] is the FASTEST-varying (contiguous) dimension. A C array
+ *    declared `float a[NZ][NY][NX]` has ndims = 3, dims = {NX, NY, NZ}.
+ *  - Streams are self-describing floatz containers (docs/FORMAT.md); a stream
+ *    made by either backend decodes on either backend, and for the same input
+ *    and parameters both backends produce the same bytes.
+ *  - The library never prints and never exits.
+ *  - floatz requires a little-endian host (x86-64, AArch64, and every GPU).
+ */
+#ifndef FLOATZ_H
+#define FLOATZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(FZ_SHARED_BUILD)
+#define FZ_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define FZ_API __attribute__((visibility("default")))
+#else
+#define FZ_API
+#endif
+
+/* ---------------------------------------------------------------- version */
+#define FZ_VERSION_MAJOR 0
+#define FZ_VERSION_MINOR 1
+#define FZ_VERSION_PATCH 0
+#define FZ_VERSION_NUMBER \
+    (FZ_VERSION_MAJOR * 10000 + FZ_VERSION_MINOR * 100 + FZ_VERSION_PATCH)
+/* Version of the container format this library writes (docs/FORMAT.md). */
+#define FZ_FORMAT_VERSION 1
+/* Every stream starts with a fixed header of this many bytes; copying just
+ * these bytes to the host is enough for fz_inspect(). */
+#define FZ_HEADER_BYTES 128
+
+FZ_API unsigned fz_version_number(void); /* FZ_VERSION_NUMBER of the library */
+FZ_API const char *fz_version_string(void); /* "0.1.0" */
+
+/* ----------------------------------------------------------------- status */
+typedef enum fz_status {
+    FZ_OK = 0,
+    /* caller errors */
+    FZ_ERR_INVALID_ARGUMENT = 1, /* NULL pointer, bad enum, bad shape, ... */
+    FZ_ERR_UNSUPPORTED = 2,      /* valid request this build/codec can't do */
+    FZ_ERR_DST_TOO_SMALL = 3,    /* output capacity below what is needed */
+    FZ_ERR_SIZE_MISMATCH = 4,    /* src bytes != product(dims) * sizeof */
+    FZ_ERR_OUT_OF_MEMORY = 5,
+    FZ_ERR_SCRATCH_TOO_SMALL = 6, /* device scratch below the queried size */
+    FZ_ERR_PARAMS_MISMATCH = 7,   /* device stream differs from given params */
+    /* stream errors: the input is not a valid floatz stream */
+    FZ_ERR_BAD_MAGIC = 100,        /* not a floatz stream */
+    FZ_ERR_FORMAT_VERSION = 101,   /* made by a newer, unknown format */
+    FZ_ERR_HEADER_CHECKSUM = 102,  /* fixed header corrupted */
+    FZ_ERR_CORRUPT_HEADER = 103,   /* a header field is out of range */
+    FZ_ERR_TRUNCATED = 104,        /* stream shorter than it says */
+    FZ_ERR_TABLE_CHECKSUM = 105,   /* chunk table corrupted */
+    FZ_ERR_CORRUPT_CHUNK = 106,    /* a chunk's payload is inconsistent */
+    FZ_ERR_DATA_CHECKSUM = 107,    /* decoded chunk differs from original */
+    /* environment */
+    FZ_ERR_NO_CUDA = 200, /* library built without the CUDA backend */
+    FZ_ERR_NO_GPU = 201,  /* CUDA backend present but no usable device */
+    FZ_ERR_CUDA = 202,    /* a CUDA runtime call failed */
+    FZ_ERR_IO = 300       /* used by tools built on the library (CLI) */
+} fz_status;
+
+/* Human-readable, static string for any status (never NULL). */
+FZ_API const char *fz_status_string(fz_status status);
+
+/* ------------------------------------------------------------- parameters */
+typedef enum fz_dtype { FZ_F32 = 1, FZ_F64 = 2 } fz_dtype;
+
+typedef enum fz_codec {
+    FZ_CODEC_SLEEK = 1 /* SLEEK: exponent remap + per-subchunk bit packing */
+} fz_codec;
+
+typedef enum fz_mode {
+    FZ_MODE_LOSSLESS = 0, /* every bit returned */
+    FZ_MODE_ABS = 1,      /* |decoded - original| <= bound (not yet) */
+    FZ_MODE_REL = 2       /* bound * (max - min) of the input (not yet) */
+} fz_mode;
+
+/* Which backend the HOST API uses. The device API always runs on the GPU. */
+typedef enum fz_exec {
+    FZ_EXEC_CPU = 0, /* OpenMP over chunks (default) */
+    FZ_EXEC_GPU = 1  /* copy to the GPU, run there, copy back */
+} fz_exec;
+
+#define FZ_MAX_DIMS 4
+
+/* Decode flags (fz_decode_options.flags). */
+#define FZ_DECODE_SKIP_CHECKSUM 1u /* don't verify per-chunk data checksums */
+
+/* Compress flags (fz_params.flags). */
+#define FZ_FLAG_NO_CHECKSUM 1u /* store no per-chunk data checksums */
+
+typedef struct fz_params {
+    fz_dtype dtype;
+    uint32_t ndims;              /* 1..4 */
+    uint64_t dims[FZ_MAX_DIMS];  /* dims[0] fastest; unused dims must be 1 */
+    fz_codec codec;
+    fz_mode mode;
+    double bound;                /* error bound; 0 for lossless */
+    uint32_t flags;              /* FZ_FLAG_* */
+    fz_exec exec;                /* host API backend (not stored) */
+    int32_t threads;             /* CPU threads, 0 = all cores (not stored) */
+    int32_t codec_options[4];    /* codec-specific, 0 = default */
+    uint32_t reserved[8];        /* must be zero */
+} fz_params;
+
+/* Fill *p with defaults for a 1-D array of n values: codec sleek, lossless,
+ * CPU backend, checksums on. */
+FZ_API fz_status fz_params_init(fz_params *p, fz_dtype dtype, uint64_t n);
+
+/* Set a shape of ndims (1..4) dimensions, dims[0] fastest. */
+FZ_API fz_status fz_params_set_shape(fz_params *p, uint32_t ndims,
+                                     const uint64_t *dims);
+
+/* Number of values (product of dims) and bytes (values * element size). */
+FZ_API fz_status fz_params_count(const fz_params *p, uint64_t *values,
+                                 uint64_t *bytes);
+
+typedef struct fz_decode_options {
+    uint32_t flags;       /* FZ_DECODE_* */
+    fz_exec exec;         /* host API backend */
+    int32_t threads;      /* CPU threads, 0 = all cores */
+    uint32_t reserved[5]; /* must be zero */
+} fz_decode_options;
+
+/* ---------------------------------------------------------------- sizing */
+/* Worst-case compressed size for these parameters. fz_compress never writes
+ * more, for any data (incompressible, 0 or 1 values included). */
+FZ_API fz_status fz_compress_bound(const fz_params *p, size_t *bound);
+
+/* ------------------------------------------------------------- host API */
+/* Compress src (src_bytes must equal values * element size) into dst.
+ * On success *compressed_size holds the stream length. */
+FZ_API fz_status fz_compress(const fz_params *p, const void *src,
+                             size_t src_bytes, void *dst, size_t dst_capacity,
+                             size_t *compressed_size);
+
+/* Decompress a stream into dst. opts may be NULL (defaults: verify
+ * checksums, CPU, all cores). *decompressed_size gets the bytes written.
+ * The stream decides dtype and shape: inspect it first to size dst. */
+FZ_API fz_status fz_decompress(const void *src, size_t src_size, void *dst,
+                               size_t dst_capacity,
+                               const fz_decode_options *opts,
+                               size_t *decompressed_size);
+
+/* ----------------------------------------------------- header inspection */
+typedef struct fz_info {
+    fz_params params;           /* dtype, shape, codec, mode, bound, flags */
+    double bound_effective;     /* the bound actually enforced (lossy) */
+    uint32_t format_version;
+    uint32_t codec_version;
+    uint64_t original_bytes;    /* decompressed size */
+    uint64_t compressed_bytes;  /* total stream size */
+    uint64_t chunk_bytes;       /* uncompressed bytes per chunk */
+    uint64_t chunk_count;
+    uint64_t payload_offset;    /* where chunk data starts */
+    int has_checksums;          /* per-chunk data checksums stored */
+} fz_info;
+
+/* Read and validate the header (needs at least FZ_HEADER_BYTES bytes; the
+ * chunk table is not read). Does not decode anything. */
+FZ_API fz_status fz_inspect(const void *src, size_t src_size, fz_info *info);
+
+FZ_API const char *fz_codec_name(fz_codec codec);   /* "sleek", or NULL */
+FZ_API fz_status fz_codec_from_name(const char *name, fz_codec *codec);
+
+/* ------------------------------------------------------------ device API
+ * Device buffers, asynchronous on a caller-given CUDA stream: no allocation
+ * and no device synchronisation inside. The device used is the stream's
+ * device (the current device for the legacy default stream, NULL).
+ * Errors found on the device (corrupt stream, capacity too small) land in
+ * the fz_device_result; read it after the stream completes. */
+struct CUstream_st;                         /* cudaStream_t is this pointer */
+typedef struct CUstream_st *fz_cuda_stream;
+
+typedef struct fz_device_result {
+    uint64_t size;    /* compressed (or decompressed) bytes */
+    int32_t status;   /* an fz_status */
+    uint32_t reserved;
+} fz_device_result;
+
+/* Number of usable CUDA devices (0 without the CUDA backend or a GPU). */
+FZ_API int fz_gpu_count(void);
+
+/* Scratch bytes (device memory) that fz_device_compress and
+ * fz_device_decompress need for arrays of these parameters. */
+FZ_API fz_status fz_device_scratch_size(const fz_params *p, size_t *bytes);
+
+/* Compress d_src (device) into d_dst (device). d_result (device memory) gets
+ * the stream size and a status; if h_result is not NULL the result is also
+ * copied there, valid once the stream completes (use pinned memory: with
+ * pageable memory CUDA makes that copy synchronous). */
+FZ_API fz_status fz_device_compress(const fz_params *p, const void *d_src,
+                                    void *d_dst, size_t dst_capacity,
+                                    void *d_scratch, size_t scratch_bytes,
+                                    fz_device_result *d_result,
+                                    fz_device_result *h_result,
+                                    fz_cuda_stream stream);
+
+/* Decompress a device stream. p gives the parameters the stream was made
+ * with (kept by the caller, or fz_inspect() of a host copy of the header);
+ * the device checks the stream against them (FZ_ERR_PARAMS_MISMATCH).
+ * opts may be NULL. */
+FZ_API fz_status fz_device_decompress(const fz_params *p, const void *d_src,
+                                      size_t src_size, void *d_dst,
+                                      size_t dst_capacity, void *d_scratch,
+                                      size_t scratch_bytes,
+                                      const fz_decode_options *opts,
+                                      fz_device_result *d_result,
+                                      fz_device_result *h_result,
+                                      fz_cuda_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLOATZ_H */

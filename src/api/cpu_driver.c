@@ -1,0 +1,226 @@
+/* CPU backend driver: assembles the container around a codec's chunks.
+ * Compression runs in batches of chunks: encode a batch in parallel into
+ * scratch slots, fix the output offsets in chunk order, copy in parallel.
+ * Memory stays bounded (threads x 16 slots) whatever the input size, and
+ * the bytes never depend on the thread count. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../codecs/fz_codec.h"
+#include "fz_internal.h"
+
+#define CHUNKS_PER_THREAD_BATCH 16
+
+typedef struct batch_buffers {
+    uint8_t *slots;
+    uint32_t *sizes;
+    uint32_t *sums;
+    uint64_t *offsets; /* output position of each chunk of the batch */
+} batch_buffers;
+
+static void batch_free(batch_buffers *b) {
+    free(b->slots);
+    free(b->sizes);
+    free(b->sums);
+    free(b->offsets);
+}
+
+static fz_status batch_alloc(batch_buffers *b, uint64_t n, size_t slot) {
+    b->slots = (uint8_t *)malloc((size_t)n * slot);
+    b->sizes = (uint32_t *)malloc((size_t)n * sizeof(uint32_t));
+    b->sums = (uint32_t *)malloc((size_t)n * sizeof(uint32_t));
+    b->offsets = (uint64_t *)malloc((size_t)n * sizeof(uint64_t));
+    if (!b->slots || !b->sizes || !b->sums || !b->offsets) {
+        batch_free(b);
+        return FZ_ERR_OUT_OF_MEMORY;
+    }
+    return FZ_OK;
+}
+
+/* Encode one chunk into its slot; falls back to verbatim when the encoding
+ * is not smaller than the raw bytes. */
+static void encode_one(const fz_codec_cpu *codec, const fz_header *h,
+                       const uint8_t *src, uint64_t c, uint8_t *slot,
+                       uint32_t *size, uint32_t *sum) {
+    uint64_t raw = fz_chunk_raw_bytes(h, c);
+    const uint8_t *in = src + c * h->chunk_bytes;
+    size_t enc = codec->encode_chunk(h, in, raw / fz_dtype_size(h->dtype), slot);
+    if (enc >= raw) {
+        memcpy(slot, in, (size_t)raw);
+        enc = (size_t)raw;
+    }
+    *size = (uint32_t)enc;
+    *sum = (h->flags & FZ_HDR_FLAG_CHECKSUMS) ? fz_hash_bytes(in, raw) : 0;
+}
+
+fz_status fz_cpu_compress(const fz_params *p, const fz_header *h0,
+                          const void *src, void *dst, size_t dst_capacity,
+                          size_t *compressed_size) {
+    fz_header h = *h0;
+    const fz_codec_cpu *codec = fz_codec_cpu_find(h.codec);
+    uint8_t *out = (uint8_t *)dst;
+    const uint64_t table_bytes = fz_table_bytes(&h);
+    const uint64_t payload_off = fz_payload_offset(&h);
+    const uint32_t entry = fz_table_entry_bytes(h.flags);
+    if (dst_capacity < payload_off)
+        return FZ_ERR_DST_TOO_SMALL;
+    memset(out + FZ_HDR_BYTES + table_bytes, 0,
+           (size_t)(payload_off - FZ_HDR_BYTES - table_bytes));
+
+    const int threads = fz_thread_count(p->threads);
+    const size_t slot = codec->encode_capacity(&h);
+    uint64_t batch = (uint64_t)threads * CHUNKS_PER_THREAD_BATCH;
+    if (batch > h.chunk_count)
+        batch = h.chunk_count;
+    batch_buffers b = {0};
+    if (batch > 0 && batch_alloc(&b, batch, slot) != FZ_OK)
+        return FZ_ERR_OUT_OF_MEMORY;
+
+    uint64_t pos = payload_off;
+    for (uint64_t first = 0; first < h.chunk_count; first += batch) {
+        const int64_t nb = (int64_t)(h.chunk_count - first < batch
+                                         ? h.chunk_count - first
+                                         : batch);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+        for (int64_t i = 0; i < nb; i++)
+            encode_one(codec, &h, (const uint8_t *)src, first + (uint64_t)i,
+                       b.slots + (size_t)i * slot, &b.sizes[i], &b.sums[i]);
+        uint64_t end = pos;
+        for (int64_t i = 0; i < nb; i++) {
+            b.offsets[i] = end;
+            end += b.sizes[i];
+        }
+        if (end > dst_capacity) {
+            batch_free(&b);
+            return FZ_ERR_DST_TOO_SMALL;
+        }
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int64_t i = 0; i < nb; i++) {
+            memcpy(out + b.offsets[i], b.slots + (size_t)i * slot, b.sizes[i]);
+            uint8_t *e = out + FZ_HDR_BYTES + (first + (uint64_t)i) * entry;
+            fz_store32(e, b.sizes[i]);
+            if (entry == 8)
+                fz_store32(e + 4, b.sums[i]);
+        }
+        pos = end;
+    }
+    batch_free(&b);
+    h.payload_bytes = pos - payload_off;
+    h.table_hash = fz_table_hash(out + FZ_HDR_BYTES, table_bytes);
+    fz_header_write(&h, out);
+    *compressed_size = (size_t)pos;
+    return FZ_OK;
+}
+
+/* Parse + validate everything but the chunk payloads; fills chunk offsets
+ * (relative to the payload) when offsets != NULL. */
+static fz_status validate_stream(const uint8_t *src, size_t src_size,
+                                 fz_header *h, const fz_codec_cpu **codec,
+                                 uint64_t **offsets) {
+    int s = fz_header_parse(src, src_size, h);
+    if (s != FZS_OK)
+        return (fz_status)s;
+    *codec = fz_codec_cpu_find(h->codec);
+    if (!*codec)
+        return FZ_ERR_CORRUPT_HEADER;
+    s = (*codec)->check_header(h);
+    if (s != FZS_OK)
+        return (fz_status)s;
+    const uint64_t table_bytes = fz_table_bytes(h);
+    const uint64_t payload_off = fz_payload_offset(h);
+    if (src_size < payload_off)
+        return FZ_ERR_TRUNCATED;
+    if (fz_table_hash(src + FZ_HDR_BYTES, table_bytes) != h->table_hash)
+        return FZ_ERR_TABLE_CHECKSUM;
+    for (uint64_t i = FZ_HDR_BYTES + table_bytes; i < payload_off; i++)
+        if (src[i] != 0)
+            return FZ_ERR_CORRUPT_HEADER;
+    uint64_t *offs = (uint64_t *)malloc((size_t)(h->chunk_count + 1) * 8);
+    if (!offs)
+        return FZ_ERR_OUT_OF_MEMORY;
+    const uint32_t entry = fz_table_entry_bytes(h->flags);
+    uint64_t sum = 0;
+    for (uint64_t c = 0; c < h->chunk_count; c++) {
+        uint32_t size = fz_load32(src + FZ_HDR_BYTES + c * entry);
+        if (size > fz_chunk_raw_bytes(h, c)) {
+            free(offs);
+            return FZ_ERR_CORRUPT_CHUNK;
+        }
+        offs[c] = sum;
+        sum += size;
+    }
+    offs[h->chunk_count] = sum;
+    if (sum != h->payload_bytes) {
+        free(offs);
+        return FZ_ERR_CORRUPT_HEADER;
+    }
+    if (src_size < payload_off + sum) {
+        free(offs);
+        return FZ_ERR_TRUNCATED;
+    }
+    *offsets = offs;
+    return FZ_OK;
+}
+
+static int decode_one(const fz_codec_cpu *codec, const fz_header *h,
+                      const uint8_t *src, const uint64_t *offs, uint64_t c,
+                      uint8_t *dst, int verify) {
+    const uint64_t raw = fz_chunk_raw_bytes(h, c);
+    const uint8_t *in = src + fz_payload_offset(h) + offs[c];
+    const size_t size = (size_t)(offs[c + 1] - offs[c]);
+    uint8_t *out = dst + c * h->chunk_bytes;
+    if (size == raw) {
+        memcpy(out, in, size);
+    } else {
+        int s = codec->decode_chunk(h, in, size, out,
+                                    raw / fz_dtype_size(h->dtype));
+        if (s != FZS_OK)
+            return s;
+    }
+    if (verify) {
+        const uint32_t entry = fz_table_entry_bytes(h->flags);
+        uint32_t want = fz_load32(src + FZ_HDR_BYTES + c * entry + 4);
+        if (fz_hash_bytes(out, raw) != want)
+            return FZS_DATA_CHECKSUM;
+    }
+    return FZS_OK;
+}
+
+fz_status fz_cpu_decompress(const uint8_t *src, size_t src_size, void *dst,
+                            size_t dst_capacity, const fz_decode_options *o,
+                            size_t *decompressed_size) {
+    fz_header h;
+    const fz_codec_cpu *codec = NULL;
+    uint64_t *offs = NULL;
+    fz_status s = validate_stream(src, src_size, &h, &codec, &offs);
+    if (s != FZ_OK)
+        return s;
+    if (dst_capacity < h.original_bytes || (!dst && h.original_bytes)) {
+        free(offs);
+        return dst ? FZ_ERR_DST_TOO_SMALL : FZ_ERR_INVALID_ARGUMENT;
+    }
+    const int verify = (h.flags & FZ_HDR_FLAG_CHECKSUMS) &&
+                       !(o && (o->flags & FZ_DECODE_SKIP_CHECKSUM));
+    const int threads = fz_thread_count(o ? o->threads : 0);
+    /* Report the first failing chunk in chunk order: deterministic. */
+    uint64_t bad_chunk = UINT64_MAX;
+    int bad_status = FZS_OK;
+    const int64_t n = (int64_t)h.chunk_count;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
+    for (int64_t c = 0; c < n; c++) {
+        int cs = decode_one(codec, &h, src, offs, (uint64_t)c, (uint8_t *)dst,
+                            verify);
+        if (cs != FZS_OK) {
+#pragma omp critical(fz_decode_error)
+            if ((uint64_t)c < bad_chunk) {
+                bad_chunk = (uint64_t)c;
+                bad_status = cs;
+            }
+        }
+    }
+    free(offs);
+    if (bad_status != FZS_OK)
+        return (fz_status)bad_status;
+    *decompressed_size = (size_t)h.original_bytes;
+    return FZ_OK;
+}

@@ -1,0 +1,37 @@
+/* The contract between the container driver and a codec's CPU backend.
+ * A codec encodes independent chunks; the driver owns the header, the chunk
+ * table, checksums, verbatim fallback and parallelism. */
+#ifndef FZ_CODEC_H
+#define FZ_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../format/fz_container.h"
+
+typedef struct fz_codec_cpu {
+    uint32_t id;
+    uint32_t version;
+    const char *name;
+    /* Uncompressed bytes per chunk for this header's dtype/shape/options. */
+    uint32_t (*chunk_bytes)(const fz_header *h);
+    /* Bytes of scratch an encoded chunk may need (may exceed the raw size:
+     * the driver then stores the chunk verbatim). */
+    size_t (*encode_capacity)(const fz_header *h);
+    /* Codec-specific header checks (chunk size, params): FZS_* status. */
+    int (*check_header)(const fz_header *h);
+    /* Encode nvalues (<= chunk) values at src into dst; returns the size. */
+    size_t (*encode_chunk)(const fz_header *h, const void *src,
+                           uint64_t nvalues, uint8_t *dst);
+    /* Decode an encoded (not verbatim) chunk; FZS_* status. Must reject any
+     * input it cannot decode exactly, reading only src[0..size). */
+    int (*decode_chunk)(const fz_header *h, const uint8_t *src, size_t size,
+                        void *dst, uint64_t nvalues);
+} fz_codec_cpu;
+
+/* NULL if id is unknown. */
+const fz_codec_cpu *fz_codec_cpu_find(uint32_t id);
+
+extern const fz_codec_cpu fz_sleek_cpu;
+
+#endif /* FZ_CODEC_H */
