@@ -36,7 +36,8 @@ __global__ void finalize_decompress(const fz_gpu_args a,
     fz_header h;
     if (status == FZS_OK)
         status = fz_gpu_check_stream(a, &h); /* also covers 0 chunks */
-    if (status == FZS_OK && a.scratch->payload_total != h.payload_bytes)
+    if (status == FZS_OK &&
+        a.offsets[a.expect.chunk_count] != h.payload_bytes)
         status = FZS_CORRUPT_HEADER;
     if (status == FZS_OK &&
         fz_hash_final(a.scratch->table_sum, fz_table_bytes(&h) / 4) !=
@@ -92,9 +93,11 @@ fz_status prepare(const fz_params *p, void *d_scratch, size_t scratch_bytes,
     if (scratch_bytes < fz_gpu_scratch_bytes(a->expect.chunk_count))
         return FZ_ERR_SCRATCH_TOO_SMALL;
     a->payload_off = fz_payload_offset(&a->expect);
-    a->scratch = static_cast<fz_gpu_scratch *>(d_scratch);
-    a->lookback = reinterpret_cast<unsigned long long *>(
-        static_cast<uint8_t *>(d_scratch) + FZ_GPU_SCRATCH_HEAD);
+    uint8_t *base = static_cast<uint8_t *>(d_scratch);
+    a->scratch = reinterpret_cast<fz_gpu_scratch *>(base);
+    a->lookback =
+        reinterpret_cast<unsigned long long *>(base + FZ_GPU_SCRATCH_HEAD);
+    a->offsets = a->lookback; /* decode uses the same words for offsets */
     return FZ_OK;
 }
 
@@ -108,13 +111,15 @@ codec_launch find_launch(uint32_t codec, bool compress) {
     return nullptr;
 }
 
-/* Memset, codec kernel, finalize, optional result copy: all on stream. */
+/* Scratch head (+ look-back words) reset, [offsets scan], codec kernel,
+ * finalize, optional result copy: all on the stream, nothing waits. */
 fz_status enqueue(const fz_gpu_args &a, bool compress,
                   fz_device_result *d_result, fz_device_result *h_result,
                   cudaStream_t stream) {
     codec_launch launch = find_launch(a.expect.codec, compress);
     if (!launch)
         return FZ_ERR_UNSUPPORTED;
+    const uint64_t n = a.expect.chunk_count;
     int device = 0, sm_count = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err == cudaSuccess)
@@ -122,9 +127,16 @@ fz_status enqueue(const fz_gpu_args &a, bool compress,
                                      device);
     if (err == cudaSuccess)
         err = cudaMemsetAsync(a.scratch, 0,
-                              fz_gpu_scratch_bytes(a.expect.chunk_count),
+                              compress ? FZ_GPU_SCRATCH_HEAD + 8 * n
+                                       : FZ_GPU_SCRATCH_HEAD,
                               stream);
-    if (err == cudaSuccess && a.expect.chunk_count > 0)
+    if (err == cudaSuccess && !compress) {
+        uint8_t *temp = reinterpret_cast<uint8_t *>(a.scratch) +
+                        fz_gpu_offsets_end(n);
+        err = fz_gpu_chunk_offsets(&a, temp, fz_gpu_offsets_temp_bytes(n),
+                                   stream);
+    }
+    if (err == cudaSuccess && n > 0)
         err = launch(&a, sm_count, stream);
     if (err == cudaSuccess) {
         if (compress)

@@ -8,14 +8,15 @@
 
 #include "../format/fz_container.h"
 
-/* Head of the caller's scratch, zeroed (cudaMemsetAsync) before each call;
- * followed by one 64-bit look-back word per chunk. */
+/* Head of the caller's scratch, zeroed (cudaMemsetAsync) before each call.
+ * Compression follows it with one 64-bit look-back word per chunk;
+ * decompression with chunk_count + 1 chunk offsets and the scan's temp. */
 struct fz_gpu_scratch {
     unsigned int ticket;    /* next chunk index to hand out */
     unsigned int table_sum; /* partial hash of the chunk table */
     int status;             /* first error seen (FZS_*), 0 = none */
     unsigned int unused;
-    unsigned long long payload_total; /* inclusive size after last chunk */
+    unsigned long long payload_total; /* compress: sum of chunk sizes */
     unsigned long long unused2;
 };
 #define FZ_GPU_SCRATCH_HEAD 32u
@@ -32,11 +33,24 @@ struct fz_gpu_args {
     uint64_t payload_off;
     uint32_t verify; /* decode: check per-chunk data checksums */
     fz_gpu_scratch *scratch;
-    unsigned long long *lookback;
+    unsigned long long *lookback; /* compress: per-chunk look-back state */
+    unsigned long long *offsets;  /* decode: chunk start offsets (n + 1) */
 };
 
+/* CUB temp bytes of the offsets scan (chunk_offsets.cu). */
+size_t fz_gpu_offsets_temp_bytes(uint64_t chunk_count);
+cudaError_t fz_gpu_chunk_offsets(const fz_gpu_args *a, void *temp,
+                                 size_t temp_bytes, cudaStream_t stream);
+
+/* Bytes before the decode scan's temp storage. */
+static inline uint64_t fz_gpu_offsets_end(uint64_t chunk_count) {
+    return fz_align_up(FZ_GPU_SCRATCH_HEAD + 8 * (chunk_count + 1),
+                       FZ_GPU_SCRATCH_ALIGN);
+}
+
 static inline uint64_t fz_gpu_scratch_bytes(uint64_t chunk_count) {
-    return fz_align_up(FZ_GPU_SCRATCH_HEAD + 8 * chunk_count,
+    return fz_gpu_offsets_end(chunk_count) +
+           fz_align_up(fz_gpu_offsets_temp_bytes(chunk_count),
                        FZ_GPU_SCRATCH_ALIGN);
 }
 
@@ -66,34 +80,42 @@ fz_warp_sum64(unsigned long long v) {
     return __shfl_sync(FZ_FULL_MASK, v, 0);
 }
 
-/* Decoupled look-back (Merrill & Garland), one warp: publish this chunk's
- * size, sum predecessors' published sizes 32 at a time until one carries
- * an inclusive prefix, publish the inclusive prefix, return the exclusive
- * one (on every lane). Chunk indices come from an atomic ticket, so the
- * chunk we wait on always belongs to a running block: no deadlock. Flag
- * and value share one 64-bit word, so a single store publishes both. */
-static __device__ unsigned long long fz_lookback(unsigned long long *state,
-                                                 unsigned long long chunk,
-                                                 unsigned long long size) {
+/* Decoupled look-back (Merrill & Garland) in two steps, so a block can do
+ * useful work between them. fz_lookback_publish (one thread) announces a
+ * chunk's size as soon as it is known. fz_lookback_resolve (one warp) sums
+ * predecessors' announced sizes 32 at a time, back to the nearest inclusive
+ * prefix, publishes this chunk's inclusive prefix and returns the exclusive
+ * one. Flag and value share one 64-bit word: one store publishes both.
+ * Waits only ever point at lower chunk indices, and chunk indices come
+ * from an atomic ticket taken by running blocks, so it cannot deadlock. */
+static __device__ void fz_lookback_publish(unsigned long long *state,
+                                           unsigned long long chunk,
+                                           unsigned long long size) {
+    fz_st_volatile(&state[chunk],
+                   (chunk == 0 ? FZ_LB_INCLUSIVE : FZ_LB_AGGREGATE) | size);
+}
+
+static __device__ unsigned long long
+fz_lookback_resolve(unsigned long long *state, unsigned long long chunk,
+                    unsigned long long size) {
     const int lane = threadIdx.x & 31;
-    if (chunk == 0) {
-        if (lane == 0)
-            fz_st_volatile(&state[0], FZ_LB_INCLUSIVE | size);
+    if (chunk == 0)
         return 0;
-    }
-    if (lane == 0)
-        fz_st_volatile(&state[chunk], FZ_LB_AGGREGATE | size);
     unsigned long long exclusive = 0;
     long long idx = (long long)chunk - 1 - lane; /* lane 0: nearest */
     for (;;) {
         unsigned long long s;
-        for (;;) {
+        unsigned inclusive, missing;
+        for (;;) { /* until every lane before the nearest inclusive is set */
             s = idx < 0 ? FZ_LB_INCLUSIVE : fz_ld_volatile(&state[idx]);
-            if (__all_sync(FZ_FULL_MASK, (s >> 62) != 0))
+            inclusive = __ballot_sync(FZ_FULL_MASK, (s >> 62) == 2);
+            missing = __ballot_sync(FZ_FULL_MASK, (s >> 62) == 0);
+            unsigned before = inclusive ? (inclusive & -inclusive) - 1
+                                        : FZ_FULL_MASK;
+            if ((missing & before) == 0 && (inclusive || !missing))
                 break;
-            __nanosleep(32);
+            __nanosleep(20);
         }
-        unsigned inclusive = __ballot_sync(FZ_FULL_MASK, (s >> 62) == 2);
         int stop = inclusive ? __ffs(inclusive) - 1 : 31;
         exclusive += fz_warp_sum64(lane <= stop ? (s & FZ_LB_VALUE) : 0);
         if (inclusive)

@@ -4,6 +4,8 @@
  * and output written once; packing goes through shared memory, the output
  * offset comes from the decoupled look-back, so one kernel does it all.
  * Transforms and layout: sleek_xform.h, shared with the CPU backend. */
+#include <cuda_pipeline_primitives.h>
+
 #include "../../gpu/fz_gpu.cuh"
 #include "sleek_xform.h"
 
@@ -12,7 +14,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kSubsPerWarp = SLEEK_SUBS / kWarps; /* 4 */
-constexpr int kBufWords64 = (SLEEK_WIDTHS_BYTES + SLEEK_CHUNK_BYTES) / 8 + 8;
 
 typedef unsigned __int128 u128;
 
@@ -49,12 +50,6 @@ template <typename T> struct Layout {
     static constexpr int W = 128 / TB;                    /* words in u128 */
 };
 
-struct __align__(16) ChunkShared {
-    unsigned long long buf[kBufWords64]; /* encoded chunk, 16 B aligned */
-    uint32_t hash[kWarps];
-    unsigned long long chunk, offset;
-    uint32_t size, entry_sum, ok;
-};
 
 /* Exclusive byte offset (within the chunk) and packed bytes of subchunk
  * `lane`, from the width table; every warp computes it redundantly, which
@@ -126,22 +121,6 @@ __device__ void unpack_lane(const T *words, uint32_t n,
         t[e] = (T)(acc >> (e * n)) & mask;
 }
 
-/* Load this lane's 16 bytes of subchunk s (zeros past the end). */
-template <typename T>
-__device__ void load_lane(const T *chunk, uint32_t nvals, int s,
-                          T (&v)[Layout<T>::VPL]) {
-    typedef Layout<T> L;
-    const uint32_t i0 = s * L::V + (threadIdx.x & 31) * L::VPL;
-    if (i0 + L::VPL <= nvals) {
-        uint4 q = __ldcs(reinterpret_cast<const uint4 *>(chunk + i0));
-        memcpy(v, &q, 16);
-    } else {
-#pragma unroll
-        for (int e = 0; e < L::VPL; e++)
-            v[e] = i0 + e < nvals ? chunk[i0 + e] : 0;
-    }
-}
-
 /* Store this lane's values of subchunk s (only those below nvals). */
 template <typename T>
 __device__ void store_lane(uint8_t *out, uint32_t nvals, int s,
@@ -174,17 +153,24 @@ __device__ uint32_t block_sum_to_thread0(uint32_t x, uint32_t *sm) {
     return total;
 }
 
-/* Copy `bytes` (a multiple of 8) from shared to global, 16 B when aligned. */
-__device__ void copy_out(const unsigned long long *buf, uint8_t *dst,
-                         uint32_t bytes) {
-    if (((uintptr_t)dst & 15) == 0 && bytes % 16 == 0) {
-        const uint4 *s = reinterpret_cast<const uint4 *>(buf);
+/* Copy `bytes` (a multiple of 4) from shared to global: 16-byte pieces when
+ * aligned, else 8-byte, and the odd last word of a partial last chunk. */
+__device__ void copy_out(const uint8_t *buf, uint8_t *dst, uint32_t bytes) {
+    uint32_t done;
+    if (((uintptr_t)dst & 15) == 0) {
+        done = bytes / 16 * 16;
         for (uint32_t i = threadIdx.x; i < bytes / 16; i += kThreads)
-            __stcs(reinterpret_cast<uint4 *>(dst) + i, s[i]);
+            __stcs(reinterpret_cast<uint4 *>(dst) + i,
+                   reinterpret_cast<const uint4 *>(buf)[i]);
     } else {
+        done = bytes / 8 * 8;
         for (uint32_t i = threadIdx.x; i < bytes / 8; i += kThreads)
-            reinterpret_cast<unsigned long long *>(dst)[i] = buf[i];
+            reinterpret_cast<unsigned long long *>(dst)[i] =
+                reinterpret_cast<const unsigned long long *>(buf)[i];
     }
+    for (uint32_t i = done + 4 * threadIdx.x; i < bytes; i += 4 * kThreads)
+        *reinterpret_cast<uint32_t *>(dst + i) =
+            *reinterpret_cast<const uint32_t *>(buf + i);
 }
 
 __device__ uint64_t chunk_raw_bytes(uint64_t original, uint64_t c) {
@@ -192,224 +178,324 @@ __device__ uint64_t chunk_raw_bytes(uint64_t original, uint64_t c) {
     return left < SLEEK_CHUNK_BYTES ? left : SLEEK_CHUNK_BYTES;
 }
 
-__device__ bool take_chunk(const fz_gpu_args &a, uint64_t count,
-                           ChunkShared &sm, uint64_t *c) {
-    if (threadIdx.x == 0)
-        sm.chunk = atomicAdd(&a.scratch->ticket, 1u);
+/* Shared memory of a block. Two input stages: the next chunk streams in
+ * (cp.async) while this one is processed. */
+struct __align__(16) CompressShared {
+    uint8_t stage[2][SLEEK_CHUNK_BYTES]; /* raw chunks */
+    /* encoded chunks: this one being built, the previous being written */
+    uint8_t out[2][SLEEK_WIDTHS_BYTES + SLEEK_CHUNK_BYTES + 16];
+    uint32_t hash[kWarps];
+    unsigned long long next;        /* ticket after the current chunk */
+    unsigned long long prev_offset; /* where the previous chunk goes */
+};
+struct __align__(16) DecodeShared {
+    uint8_t stage[2][SLEEK_CHUNK_BYTES]; /* stored chunks */
+    uint32_t hash[kWarps];
+    unsigned long long next;
+    uint32_t stage_size[2], stage_want[2], stage_ok[2];
+    fz_header hdr; /* the stream's header, validated */
+    int stream_ok;
+};
+
+/* 16 bytes of shared memory into a lane's values. */
+template <typename T>
+__device__ void load16(const uint8_t *p, T (&v)[Layout<T>::VPL]) {
+    uint4 q = *reinterpret_cast<const uint4 *>(p);
+    memcpy(v, &q, 16);
+}
+
+__device__ unsigned long long next_ticket(const fz_gpu_args &a) {
+    return atomicAdd(&a.scratch->ticket, 1u);
+}
+
+/* Compression prefetch: each thread copies exactly the 16-byte segments it
+ * will read (lane L of warp w: subchunks 4w..4w+3 at byte 16L), so it only
+ * waits for its own copies; past the end of the data it writes zeros. */
+template <typename T>
+__device__ void prefetch_raw(const fz_gpu_args &a, uint64_t c, uint8_t *stage) {
+    const fz_header &h = a.expect;
+    if (c >= h.chunk_count)
+        return;
+    const uint64_t raw = chunk_raw_bytes(h.original_bytes, c);
+    const uint8_t *in = a.src + c * SLEEK_CHUNK_BYTES;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int j = 0; j < kSubsPerWarp; j++) {
+        const uint32_t at = (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES + lane * 16;
+        if (at + 16 <= raw) {
+            __pipeline_memcpy_async(stage + at, in + at, 16);
+        } else { /* the tail of the last chunk: plain loads, zero-filled */
+            uint32_t w[4];
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                w[k] = at + 4 * k < raw
+                           ? reinterpret_cast<const uint32_t *>(in + at)[k]
+                           : 0;
+            *reinterpret_cast<uint4 *>(stage + at) =
+                make_uint4(w[0], w[1], w[2], w[3]);
+        }
+    }
+}
+
+/* The deferred half of a chunk: resolve its offset (warp 0), then write
+ * its encoded bytes. Called one iteration after the chunk was encoded, so
+ * its predecessors have usually published their prefixes by then. */
+__device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
+                            uint64_t c, uint32_t size, const uint8_t *buf) {
+    if ((threadIdx.x >> 5) == 0) {
+        unsigned long long excl = fz_lookback_resolve(a.lookback, c, size);
+        if (threadIdx.x == 0) {
+            bs.prev_offset = excl;
+            if (c == a.expect.chunk_count - 1)
+                a.scratch->payload_total = excl + size;
+        }
+    }
     __syncthreads();
-    *c = sm.chunk;
-    return *c < count;
+    const uint64_t at = a.payload_off + bs.prev_offset;
+    if (at + size > a.dst_capacity) {
+        if (threadIdx.x == 0)
+            fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
+        return;
+    }
+    copy_out(buf, a.dst + at, size);
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads, 4)
+__global__ void __launch_bounds__(kThreads, 3)
     sleek_compress_kernel(const fz_gpu_args a) {
     typedef Layout<T> L;
-    __shared__ ChunkShared sm;
+    extern __shared__ __align__(16) uint8_t smem_raw[];
+    CompressShared &bs = *reinterpret_cast<CompressShared *>(smem_raw);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const fz_header &h = a.expect;
     const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
     const uint32_t entry = fz_table_entry_bytes(h.flags);
-    uint64_t c;
-    while (take_chunk(a, h.chunk_count, sm, &c)) {
+    if (threadIdx.x == 0)
+        bs.next = next_ticket(a);
+    __syncthreads();
+    uint64_t c = bs.next;
+    prefetch_raw<T>(a, c, bs.stage[0]);
+    __pipeline_commit();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        bs.next = next_ticket(a);
+    uint64_t prev = ~0ull; /* chunk encoded last iteration, not yet written */
+    uint32_t prev_size = 0;
+    int ob = 0;
+    for (int s = 0; c < h.chunk_count; s ^= 1, ob ^= 1) {
+        __syncthreads(); /* bs.next visible; out[ob] free again */
+        const uint64_t c_next = bs.next;
+        prefetch_raw<T>(a, c_next, bs.stage[s ^ 1]);
+        __pipeline_commit();
+        __pipeline_wait_prior(1); /* this thread's part of chunk c landed */
         const uint64_t raw = chunk_raw_bytes(h.original_bytes, c);
         const uint32_t nvals = (uint32_t)(raw / sizeof(T));
-        const T *in = reinterpret_cast<const T *>(a.src + c * SLEEK_CHUNK_BYTES);
+        uint8_t *out = bs.out[ob];
         T v[kSubsPerWarp][L::VPL];
         uint32_t width[kSubsPerWarp];
-#pragma unroll
-        for (int j = 0; j < kSubsPerWarp; j++)
-            load_lane<T>(in, nvals, warp * kSubsPerWarp + j, v[j]);
         uint32_t hsum = 0;
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++) {
-            const int s = warp * kSubsPerWarp + j;
+            const int sub = warp * kSubsPerWarp + j;
+            load16<T>(bs.stage[s] + sub * SLEEK_SUB_BYTES + lane * 16, v[j]);
             T any = 0;
 #pragma unroll
             for (int e = 0; e < L::VPL; e++) {
-                uint32_t idx = s * L::V + lane * L::VPL + e;
+                uint32_t idx = sub * L::V + lane * L::VPL + e;
                 if (checksums && idx < nvals)
                     hsum += Word<T>::hash(v[j][e], idx);
                 v[j][e] = Word<T>::fwd(v[j][e]);
                 any |= v[j][e];
             }
-            width[j] = L::TB - (sizeof(T) == 4 ? fz_clz32((uint32_t)Word<T>::warp_or(any))
-                                               : fz_clz64((uint64_t)Word<T>::warp_or(any)));
+            const T all = Word<T>::warp_or(any);
+            width[j] = L::TB - (sizeof(T) == 4 ? fz_clz32((uint32_t)all)
+                                               : fz_clz64((uint64_t)all));
             if (lane == 0)
-                reinterpret_cast<uint8_t *>(sm.buf)[s] = (uint8_t)width[j];
+                out[sub] = (uint8_t)width[j];
         }
-        uint32_t chunk_hash = block_sum_to_thread0(hsum, sm.hash); /* syncs */
-        /* every warp: subchunk offsets + chunk size from the width table */
+        const uint32_t chunk_hash = block_sum_to_thread0(hsum, bs.hash);
         uint32_t my_off;
-        const uint32_t lane_width = reinterpret_cast<uint8_t *>(sm.buf)[lane];
-        uint32_t size = subchunk_offsets<T>(lane_width, &my_off);
+        uint32_t size = subchunk_offsets<T>(out[lane], &my_off);
         const bool verbatim = size >= raw;
         if (verbatim)
             size = (uint32_t)raw;
-        if (warp == 0) {
-            unsigned long long excl = fz_lookback(a.lookback, c, size);
-            if (lane == 0) {
-                sm.offset = excl;
-                uint8_t *e = a.dst + FZ_HDR_BYTES + c * entry;
-                uint32_t tsum = fz_hash_term(size, c * entry / 4);
-                fz_store32(e, size);
-                if (checksums) {
-                    const uint32_t ck = fz_hash_final(chunk_hash, raw / 4);
-                    fz_store32(e + 4, ck);
-                    tsum += fz_hash_term(ck, c * 2 + 1);
-                }
-                atomicAdd(&a.scratch->table_sum, tsum);
-                if (c == h.chunk_count - 1)
-                    a.scratch->payload_total = excl + size;
+        if (threadIdx.x == 0) {
+            bs.next = next_ticket(a); /* everyone has read it by now */
+            fz_lookback_publish(a.lookback, c, size);
+            uint8_t *e = a.dst + FZ_HDR_BYTES + c * entry;
+            uint32_t tsum = fz_hash_term(size, c * entry / 4);
+            fz_store32(e, size);
+            if (checksums) {
+                const uint32_t ck = fz_hash_final(chunk_hash, raw / 4);
+                fz_store32(e + 4, ck);
+                tsum += fz_hash_term(ck, c * 2 + 1);
             }
+            atomicAdd(&a.scratch->table_sum, tsum);
         }
-        if (!verbatim) {
-            /* zero this warp's region, then OR the packed bits in */
-            const uint32_t first = __shfl_sync(FZ_FULL_MASK, my_off, warp * kSubsPerWarp);
-            const uint32_t last_off = __shfl_sync(FZ_FULL_MASK, my_off, warp * kSubsPerWarp + kSubsPerWarp - 1);
-            const uint32_t last = last_off + width[kSubsPerWarp - 1] * L::V / 8;
-            uint32_t *b32 = reinterpret_cast<uint32_t *>(sm.buf);
-            for (uint32_t i = first / 4 + lane; i < last / 4; i += 32)
-                b32[i] = 0;
-            __syncwarp();
-#pragma unroll
-            for (int j = 0; j < kSubsPerWarp; j++) {
-                const uint32_t off = __shfl_sync(FZ_FULL_MASK, my_off, warp * kSubsPerWarp + j);
-                if (width[j])
-                    pack_lane<T>(v[j], width[j],
-                                 reinterpret_cast<T *>(reinterpret_cast<uint8_t *>(sm.buf) + off));
-            }
-        }
-        __syncthreads();
-        const uint64_t at = a.payload_off + sm.offset;
-        if (at + size > a.dst_capacity) {
-            if (threadIdx.x == 0)
-                fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
-        } else if (verbatim) {
+        __syncthreads(); /* widths read by every warp before packing */
+        if (verbatim) { /* the raw bytes, back from the transform */
 #pragma unroll
             for (int j = 0; j < kSubsPerWarp; j++) {
 #pragma unroll
                 for (int e = 0; e < L::VPL; e++)
                     v[j][e] = Word<T>::inv(v[j][e]);
-                store_lane<T>(a.dst + at, nvals, warp * kSubsPerWarp + j, v[j]);
+                uint4 q;
+                memcpy(&q, v[j], 16);
+                *reinterpret_cast<uint4 *>(
+                    out + (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES + lane * 16) = q;
             }
-        } else {
-            copy_out(sm.buf, a.dst + at, size);
+        } else { /* zero this warp's region, then OR the packed bits in */
+            const int sub0 = warp * kSubsPerWarp;
+            const uint32_t first = __shfl_sync(FZ_FULL_MASK, my_off, sub0);
+            const uint32_t last =
+                __shfl_sync(FZ_FULL_MASK, my_off, sub0 + kSubsPerWarp - 1) +
+                width[kSubsPerWarp - 1] * L::V / 8;
+            uint32_t *b32 = reinterpret_cast<uint32_t *>(out);
+            for (uint32_t i = first / 4 + lane; i < last / 4; i += 32)
+                b32[i] = 0;
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < kSubsPerWarp; j++) {
+                const uint32_t off = __shfl_sync(FZ_FULL_MASK, my_off, sub0 + j);
+                if (width[j])
+                    pack_lane<T>(v[j], width[j], reinterpret_cast<T *>(out + off));
+            }
         }
-        __syncthreads(); /* shared buffer reused by the next chunk */
+        if (prev != ~0ull)
+            write_chunk(a, bs, prev, prev_size, bs.out[ob ^ 1]);
+        prev = c;
+        prev_size = size;
+        c = c_next;
+    }
+    if (prev != ~0ull) {
+        __syncthreads();
+        write_chunk(a, bs, prev, prev_size, bs.out[ob ^ 1]);
     }
 }
 
+/* Decode prefetch: chunk c's stored bytes into a stage, in 16/8/4-byte
+ * pieces as alignment allows. Thread 0 records the chunk's size, validity
+ * and expected checksum, and hashes its table entry. */
+__device__ void prefetch_stored(const fz_gpu_args &a, const fz_header &h,
+                                uint64_t c, DecodeShared &bs, int s) {
+    if (c >= h.chunk_count)
+        return;
+    const uint64_t raw = chunk_raw_bytes(h.original_bytes, c);
+    const uint64_t off = a.offsets[c], size = a.offsets[c + 1] - off;
+    /* valid streams keep chunks 8-byte aligned (only the last may end
+     * elsewhere); checking keeps a hostile table from misaligned reads */
+    const bool ok = size <= raw && off + size <= h.payload_bytes &&
+                    (off & 7) == 0 && (size == raw || (size & 7) == 0);
+    if (threadIdx.x == 0) {
+        const uint32_t entry = fz_table_entry_bytes(h.flags);
+        const uint8_t *e = a.src + FZ_HDR_BYTES + c * entry;
+        uint32_t tsum = fz_hash_term((uint32_t)size, c * entry / 4);
+        uint32_t want = 0;
+        if (entry == 8) {
+            want = fz_load32(e + 4);
+            tsum += fz_hash_term(want, c * 2 + 1);
+        }
+        atomicAdd(&a.scratch->table_sum, tsum);
+        bs.stage_size[s] = (uint32_t)size;
+        bs.stage_want[s] = want;
+        bs.stage_ok[s] = ok;
+        if (!ok)
+            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+    }
+    if (!ok)
+        return;
+    const uint8_t *in = a.src + a.payload_off + off;
+    uint8_t *st = bs.stage[s];
+    const uint32_t piece = ((off | size) & 15) == 0 ? 16 : ((off | size) & 7) == 0 ? 8 : 4;
+    for (uint32_t i = threadIdx.x * piece; i < size; i += kThreads * piece)
+        __pipeline_memcpy_async(st + i, in + i, piece);
+}
+
 template <typename T>
-__global__ void __launch_bounds__(kThreads, 4)
+__global__ void __launch_bounds__(kThreads, 3)
     sleek_decompress_kernel(const fz_gpu_args a) {
     typedef Layout<T> L;
-    __shared__ ChunkShared sm;
-    __shared__ int sm_stream_ok;
-    __shared__ fz_header sm_hdr;
+    extern __shared__ __align__(16) uint8_t smem_raw[];
+    DecodeShared &bs = *reinterpret_cast<DecodeShared *>(smem_raw);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (threadIdx.x == 0) {
-        int s = fz_gpu_check_stream(a, &sm_hdr);
-        if (s != FZS_OK)
-            fz_gpu_fail(a.scratch, s);
-        sm_stream_ok = s == FZS_OK;
+        int st = fz_gpu_check_stream(a, &bs.hdr);
+        if (st != FZS_OK)
+            fz_gpu_fail(a.scratch, st);
+        bs.stream_ok = st == FZS_OK;
+        bs.next = next_ticket(a);
     }
     __syncthreads();
-    if (!sm_stream_ok)
+    if (!bs.stream_ok)
         return;
-    const fz_header &h = sm_hdr; /* the stream's own, validated */
+    const fz_header &h = bs.hdr;
     const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
-    const uint32_t entry = fz_table_entry_bytes(h.flags);
-    const uint8_t *payload = a.src + a.payload_off;
-    uint64_t c;
-    while (take_chunk(a, h.chunk_count, sm, &c)) {
+    uint64_t c = bs.next;
+    prefetch_stored(a, h, c, bs, 0);
+    __pipeline_commit();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        bs.next = next_ticket(a);
+    for (int s = 0; c < h.chunk_count; s ^= 1) {
+        __syncthreads(); /* bs.next visible; last chunk's stage free */
+        const uint64_t c_next = bs.next;
+        prefetch_stored(a, h, c_next, bs, s ^ 1);
+        __pipeline_commit();
+        __pipeline_wait_prior(1);
+        __syncthreads(); /* every thread's copies of chunk c visible */
+        if (threadIdx.x == 0)
+            bs.next = next_ticket(a);
         const uint64_t raw = chunk_raw_bytes(h.original_bytes, c);
         const uint32_t nvals = (uint32_t)(raw / sizeof(T));
-        if (warp == 0) {
-            const uint8_t *e = a.src + FZ_HDR_BYTES + c * entry;
-            uint32_t size = fz_load32(e);
-            uint32_t want = checksums ? fz_load32(e + 4) : 0;
-            bool valid = size <= raw;
-            unsigned long long excl =
-                fz_lookback(a.lookback, c, valid ? size : 0);
-            if (lane == 0) {
-                uint32_t tsum = fz_hash_term(size, c * entry / 4);
-                if (checksums)
-                    tsum += fz_hash_term(want, c * 2 + 1);
-                atomicAdd(&a.scratch->table_sum, tsum);
-                if (c == h.chunk_count - 1)
-                    a.scratch->payload_total = excl + (valid ? size : 0);
-                /* valid streams keep every chunk 8-byte aligned; checking
-                 * it keeps a hostile table from causing misaligned loads */
-                valid = valid && excl + size <= h.payload_bytes &&
-                        (excl & 7) == 0 && (size == raw || (size & 7) == 0);
-                if (!valid)
-                    fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
-                sm.offset = excl;
-                sm.size = size;
-                sm.entry_sum = want;
-                sm.ok = valid;
-            }
-        }
-        __syncthreads();
-        if (!sm.ok) {
-            __syncthreads();
+        const uint32_t size = bs.stage_size[s];
+        const uint8_t *st = bs.stage[s];
+        if (!bs.stage_ok[s]) {
+            c = c_next;
             continue;
         }
-        const uint32_t size = sm.size;
-        const uint8_t *in = payload + sm.offset;
-        const bool verbatim = size == raw;
         T v[kSubsPerWarp][L::VPL];
         bool bad = false;
-        if (verbatim) {
-            const T *vin = reinterpret_cast<const T *>(in);
-            const bool vec_ok = ((uintptr_t)in & 15) == 0;
+        if (size == raw) { /* stored verbatim */
 #pragma unroll
             for (int j = 0; j < kSubsPerWarp; j++) {
-                const uint32_t i0 = (warp * kSubsPerWarp + j) * L::V + lane * L::VPL;
-                if (vec_ok && i0 + L::VPL <= nvals) {
-                    uint4 q = __ldcs(reinterpret_cast<const uint4 *>(vin + i0));
-                    memcpy(v[j], &q, 16);
-                } else {
+                const int sub = warp * kSubsPerWarp + j;
+                const uint32_t at = sub * SLEEK_SUB_BYTES + lane * 16;
+                if (at + 16 <= raw)
+                    load16<T>(st + at, v[j]);
+                else
 #pragma unroll
                     for (int e = 0; e < L::VPL; e++)
-                        v[j][e] = i0 + e < nvals ? vin[i0 + e] : 0;
-                }
+                        v[j][e] = at + e * sizeof(T) < raw
+                                      ? reinterpret_cast<const T *>(st + at)[e]
+                                      : 0;
             }
         } else {
-            const unsigned long long *in64 =
-                reinterpret_cast<const unsigned long long *>(in);
-            for (uint32_t i = threadIdx.x; i < size / 8; i += kThreads)
-                sm.buf[i] = __ldcs(in64 + i);
-            __syncthreads();
-            const uint32_t lane_width = reinterpret_cast<uint8_t *>(sm.buf)[lane];
+            const uint32_t lane_width = st[lane];
             uint32_t my_off;
             const uint32_t need = subchunk_offsets<T>(lane_width, &my_off);
             /* block-uniform: every warp reads the same widths */
-            bool widths_ok = __all_sync(FZ_FULL_MASK, lane_width <= (uint32_t)L::TB);
-            if (!widths_ok || need != size) {
+            if (!__all_sync(FZ_FULL_MASK, lane_width <= (uint32_t)L::TB) ||
+                need != size) {
                 if (threadIdx.x == 0)
                     fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
-                __syncthreads();
+                c = c_next;
                 continue;
             }
 #pragma unroll
             for (int j = 0; j < kSubsPerWarp; j++) {
-                const int s = warp * kSubsPerWarp + j;
-                const uint32_t n = __shfl_sync(FZ_FULL_MASK, lane_width, s);
-                const uint32_t off = __shfl_sync(FZ_FULL_MASK, my_off, s);
+                const int sub = warp * kSubsPerWarp + j;
+                const uint32_t n = __shfl_sync(FZ_FULL_MASK, lane_width, sub);
+                const uint32_t off = __shfl_sync(FZ_FULL_MASK, my_off, sub);
                 if (n == 0) {
 #pragma unroll
                     for (int e = 0; e < L::VPL; e++)
                         v[j][e] = 0;
                 } else {
-                    unpack_lane<T>(reinterpret_cast<const T *>(
-                                       reinterpret_cast<const uint8_t *>(sm.buf) + off),
-                                   n, v[j]);
+                    unpack_lane<T>(reinterpret_cast<const T *>(st + off), n, v[j]);
                 }
 #pragma unroll
                 for (int e = 0; e < L::VPL; e++) {
-                    uint32_t idx = s * L::V + lane * L::VPL + e;
+                    uint32_t idx = sub * L::V + lane * L::VPL + e;
                     bad |= idx >= nvals && v[j][e] != 0; /* padding is +0.0 */
                     v[j][e] = Word<T>::inv(v[j][e]);
                 }
@@ -432,20 +518,25 @@ __global__ void __launch_bounds__(kThreads, 4)
             store_lane<T>(out, nvals, warp * kSubsPerWarp + j, v[j]);
         if (bad)
             fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
-        uint32_t total = block_sum_to_thread0(hsum, sm.hash); /* syncs */
-        if (threadIdx.x == 0 && a.verify && checksums &&
-            fz_hash_final(total, raw / 4) != sm.entry_sum)
-            fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
-        __syncthreads();
+        if (a.verify && checksums) {
+            uint32_t total = block_sum_to_thread0(hsum, bs.hash);
+            if (threadIdx.x == 0 && fz_hash_final(total, raw / 4) != bs.stage_want[s])
+                fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
+        }
+        c = c_next;
     }
+    __pipeline_wait_prior(0);
 }
 
 template <typename K>
-cudaError_t launch(K kernel, const fz_gpu_args *a, int sm_count,
+cudaError_t launch(K kernel, int smem, const fz_gpu_args *a, int sm_count,
                    cudaStream_t stream) {
+    cudaError_t err = cudaFuncSetAttribute(
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     int per_sm = 0;
-    cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, kernel, kThreads, 0);
+    if (err == cudaSuccess)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
+                                                            kThreads, smem);
     if (err != cudaSuccess)
         return err;
     uint64_t grid = (uint64_t)sm_count * (per_sm > 0 ? per_sm : 1);
@@ -453,7 +544,7 @@ cudaError_t launch(K kernel, const fz_gpu_args *a, int sm_count,
         grid = a->expect.chunk_count;
     if (grid == 0)
         return cudaSuccess;
-    kernel<<<(unsigned)grid, kThreads, 0, stream>>>(*a);
+    kernel<<<(unsigned)grid, kThreads, smem, stream>>>(*a);
     return cudaGetLastError();
 }
 
@@ -462,13 +553,13 @@ cudaError_t launch(K kernel, const fz_gpu_args *a, int sm_count,
 cudaError_t fz_sleek_gpu_compress(const fz_gpu_args *a, int sm_count,
                                   cudaStream_t stream) {
     return a->expect.dtype == 1
-               ? launch(sleek_compress_kernel<uint32_t>, a, sm_count, stream)
-               : launch(sleek_compress_kernel<uint64_t>, a, sm_count, stream);
+               ? launch(sleek_compress_kernel<uint32_t>, (int)sizeof(CompressShared), a, sm_count, stream)
+               : launch(sleek_compress_kernel<uint64_t>, (int)sizeof(CompressShared), a, sm_count, stream);
 }
 
 cudaError_t fz_sleek_gpu_decompress(const fz_gpu_args *a, int sm_count,
                                     cudaStream_t stream) {
     return a->expect.dtype == 1
-               ? launch(sleek_decompress_kernel<uint32_t>, a, sm_count, stream)
-               : launch(sleek_decompress_kernel<uint64_t>, a, sm_count, stream);
+               ? launch(sleek_decompress_kernel<uint32_t>, (int)sizeof(DecodeShared), a, sm_count, stream)
+               : launch(sleek_decompress_kernel<uint64_t>, (int)sizeof(DecodeShared), a, sm_count, stream);
 }
