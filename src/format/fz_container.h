@@ -155,15 +155,22 @@ static FZ_HD int fz_bound_bits_valid(uint64_t bits) {
  * field's range and their consistency. Returns an FZS_* status. */
 static FZ_HD int fz_header_parse(const uint8_t *src, uint64_t avail,
                                  fz_header *h) {
-    if (avail < 4 || fz_load32(src + FZ_OFF_MAGIC) != FZ_MAGIC)
-        return avail < 4 ? FZS_TRUNCATED : FZS_BAD_MAGIC;
+    for (uint64_t i = 0; i < 4 && i < avail; i++) /* a prefix can be wrong */
+        if (src[i] != (uint8_t)(FZ_MAGIC >> (8 * i)))
+            return FZS_BAD_MAGIC;
+    if (avail < 4)
+        return FZS_TRUNCATED;
+    /* The version is read before the hash: a later format may lay out the
+     * rest of its header differently. */
+    if (avail < FZ_OFF_VERSION + 2)
+        return FZS_TRUNCATED;
+    h->format_version = fz_load16(src + FZ_OFF_VERSION);
+    if (h->format_version != 1)
+        return FZS_FORMAT_VERSION;
     if (avail < FZ_HDR_BYTES)
         return FZS_TRUNCATED;
     if (fz_load32(src + FZ_OFF_HEADER_HASH) != fz_header_hash(src))
         return FZS_HEADER_CHECKSUM;
-    h->format_version = fz_load16(src + FZ_OFF_VERSION);
-    if (h->format_version != 1)
-        return FZS_FORMAT_VERSION;
     if (fz_load16(src + FZ_OFF_HDR_BYTES) != FZ_HDR_BYTES ||
         fz_load16(src + FZ_OFF_RESERVED0) != 0 ||
         fz_load32(src + FZ_OFF_RESERVED1) != 0 ||

@@ -109,6 +109,11 @@ DEFINE_PACK(64, uint64_t)
                 unpack##W(packed, V, n, vals);                               \
             }                                                                \
             in += bytes;                                                     \
+            T any = 0;                                                       \
+            for (uint32_t i = 0; i < V; i++)                                 \
+                any |= vals[i];                                              \
+            if (sleek_width##W(any) != n) /* widths are minimal */           \
+                return FZS_CORRUPT_CHUNK;                                    \
             for (uint32_t i = have; i < V; i++)                              \
                 if (vals[i] != 0) /* padding must be +0.0 */                 \
                     return FZS_CORRUPT_CHUNK;                                \

@@ -15,8 +15,6 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kSubsPerWarp = SLEEK_SUBS / kWarps; /* 4 */
 
-typedef unsigned __int128 u128;
-
 /* Per-type constants and the shared transforms. */
 template <typename T> struct Word;
 template <> struct Word<uint32_t> {
@@ -47,7 +45,6 @@ template <typename T> struct Layout {
     static constexpr int TB = 8 * sizeof(T);
     static constexpr int V = SLEEK_SUB_BYTES / sizeof(T); /* per subchunk */
     static constexpr int VPL = V / 32;                    /* per lane */
-    static constexpr int W = 128 / TB;                    /* words in u128 */
 };
 
 
@@ -67,58 +64,70 @@ __device__ uint32_t subchunk_offsets(uint32_t width, uint32_t *offset) {
     return SLEEK_WIDTHS_BYTES + __shfl_sync(FZ_FULL_MASK, incl, 31);
 }
 
-__device__ __forceinline__ void or_word(uint32_t *p, uint32_t v) {
-    atomicOr(p, v);
-}
-__device__ __forceinline__ void or_word(uint64_t *p, uint64_t v) {
-    atomicOr(reinterpret_cast<unsigned long long *>(p),
-             (unsigned long long)v);
+/* Bit packing on 32-bit words (the stream is LSB-first, so any word size
+ * gives the same bytes). A lane's values are contiguous in the stream:
+ * lane L's value e starts at bit (L * VPL + e) * n. Neighbouring lanes can
+ * share a boundary word, hence atomicOr into a zeroed region. */
+__device__ void pack_lane(const uint32_t (&t)[4], uint32_t n, uint32_t *w) {
+    const uint32_t p0 = (threadIdx.x & 31) * 4 * n;
+    uint32_t q = p0 >> 5, pos = p0 & 31;
+    unsigned long long acc = 0; /* pending bits, pos of them valid */
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+        acc |= (unsigned long long)t[e] << pos;
+        pos += n;
+        if (pos >= 32) {
+            if ((uint32_t)acc)
+                atomicOr(&w[q], (uint32_t)acc);
+            q++;
+            acc >>= 32;
+            pos -= 32;
+        }
+    }
+    if (pos && (uint32_t)acc)
+        atomicOr(&w[q], (uint32_t)acc);
 }
 
-/* OR this lane's VPL values of width n into the subchunk's words. */
-template <typename T>
-__device__ void pack_lane(const T (&t)[Layout<T>::VPL], uint32_t n, T *words) {
-    typedef Layout<T> L;
-    const uint32_t lane = threadIdx.x & 31;
-    const uint32_t bit = lane * L::VPL * n, word = bit / L::TB,
-                   s0 = bit % L::TB, span = s0 + L::VPL * n;
-    u128 acc = 0;
+__device__ void pack_lane(const uint64_t (&t)[2], uint32_t n, uint32_t *w) {
+    uint32_t p = (threadIdx.x & 31) * 2 * n;
 #pragma unroll
-    for (int e = 0; e < L::VPL; e++)
-        acc |= (u128)t[e] << (e * n);
-    const u128 lo = acc << s0;
-#pragma unroll
-    for (int k = 0; k < L::W; k++) {
-        T w = (T)(lo >> (k * L::TB));
-        if ((uint32_t)k * L::TB < span && w)
-            or_word(&words[word + k], w);
-    }
-    if ((uint32_t)L::W * L::TB < span) {
-        T top = (T)(acc >> (128 - s0)); /* span > 128 implies s0 > 0 */
-        if (top)
-            or_word(&words[word + L::W], top);
+    for (int e = 0; e < 2; e++, p += n) {
+        const uint32_t q = p >> 5, sh = p & 31;
+        const uint32_t lo = (uint32_t)t[e], hi = (uint32_t)(t[e] >> 32);
+        const uint32_t w0 = lo << sh, w1 = __funnelshift_l(lo, hi, sh),
+                       w2 = __funnelshift_l(hi, 0u, sh);
+        if (w0)
+            atomicOr(&w[q], w0);
+        if (w1)
+            atomicOr(&w[q + 1], w1);
+        if (w2)
+            atomicOr(&w[q + 2], w2);
     }
 }
 
-template <typename T>
-__device__ void unpack_lane(const T *words, uint32_t n,
-                            T (&t)[Layout<T>::VPL]) {
-    typedef Layout<T> L;
-    const uint32_t lane = threadIdx.x & 31;
-    const uint32_t bit = lane * L::VPL * n, word = bit / L::TB,
-                   s0 = bit % L::TB, span = s0 + L::VPL * n;
-    u128 lo = 0;
+__device__ void unpack_lane(const uint32_t *w, uint32_t n, uint32_t (&t)[4]) {
+    const uint32_t mask = n == 32 ? ~0u : (1u << n) - 1;
+    uint32_t p = (threadIdx.x & 31) * 4 * n;
 #pragma unroll
-    for (int k = 0; k < L::W; k++)
-        if ((uint32_t)k * L::TB < span)
-            lo |= (u128)words[word + k] << (k * L::TB);
-    u128 acc = lo >> s0;
-    if ((uint32_t)L::W * L::TB < span)
-        acc |= (u128)words[word + L::W] << (128 - s0);
-    const T mask = n == (uint32_t)L::TB ? (T)~(T)0 : (T)(((T)1 << n) - 1);
+    for (int e = 0; e < 4; e++, p += n) {
+        const uint32_t q = p >> 5, sh = p & 31;
+        const uint32_t hi = sh + n > 32 ? w[q + 1] : 0;
+        t[e] = __funnelshift_r(w[q], hi, sh) & mask;
+    }
+}
+
+__device__ void unpack_lane(const uint32_t *w, uint32_t n, uint64_t (&t)[2]) {
+    const uint64_t mask = n == 64 ? ~0ull : (1ull << n) - 1;
+    uint32_t p = (threadIdx.x & 31) * 2 * n;
 #pragma unroll
-    for (int e = 0; e < L::VPL; e++)
-        t[e] = (T)(acc >> (e * n)) & mask;
+    for (int e = 0; e < 2; e++, p += n) {
+        const uint32_t q = p >> 5, sh = p & 31;
+        const uint32_t w1 = sh + n > 32 ? w[q + 1] : 0;
+        const uint32_t w2 = sh + n > 64 ? w[q + 2] : 0;
+        const uint32_t lo = __funnelshift_r(w[q], w1, sh),
+                       hi = __funnelshift_r(w1, w2, sh);
+        t[e] = ((uint64_t)hi << 32 | lo) & mask;
+    }
 }
 
 /* Store this lane's values of subchunk s (only those below nvals). */
@@ -138,6 +147,33 @@ __device__ void store_lane(uint8_t *out, uint32_t nvals, int s,
             if (i0 + e < nvals)
                 o[i0 + e] = v[e];
     }
+}
+
+/* Partial checksum of this lane's values of its warp's subchunks: word
+ * positions are value indices (x2 for f64). Full chunks skip the bounds
+ * test, which is a large share of the per-value work. */
+template <typename T>
+__device__ uint32_t lane_hash(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
+                              uint32_t nvals) {
+    typedef Layout<T> L;
+    const uint32_t base =
+        (threadIdx.x >> 5) * kSubsPerWarp * L::V + (threadIdx.x & 31) * L::VPL;
+    uint32_t h = 0;
+    if (nvals == SLEEK_CHUNK_BYTES / sizeof(T)) {
+#pragma unroll
+        for (int j = 0; j < kSubsPerWarp; j++)
+#pragma unroll
+            for (int e = 0; e < L::VPL; e++)
+                h += Word<T>::hash(v[j][e], base + j * L::V + e);
+    } else {
+#pragma unroll
+        for (int j = 0; j < kSubsPerWarp; j++)
+#pragma unroll
+            for (int e = 0; e < L::VPL; e++)
+                if (base + j * L::V + e < nvals)
+                    h += Word<T>::hash(v[j][e], base + j * L::V + e);
+    }
+    return h;
 }
 
 /* Block-wide sum of one uint32 per thread, result valid in thread 0. */
@@ -293,17 +329,18 @@ __global__ void __launch_bounds__(kThreads, 3)
         uint8_t *out = bs.out[ob];
         T v[kSubsPerWarp][L::VPL];
         uint32_t width[kSubsPerWarp];
-        uint32_t hsum = 0;
+#pragma unroll
+        for (int j = 0; j < kSubsPerWarp; j++)
+            load16<T>(bs.stage[s] + (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES +
+                          lane * 16,
+                      v[j]);
+        const uint32_t hsum = checksums ? lane_hash<T>(v, nvals) : 0;
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++) {
             const int sub = warp * kSubsPerWarp + j;
-            load16<T>(bs.stage[s] + sub * SLEEK_SUB_BYTES + lane * 16, v[j]);
             T any = 0;
 #pragma unroll
             for (int e = 0; e < L::VPL; e++) {
-                uint32_t idx = sub * L::V + lane * L::VPL + e;
-                if (checksums && idx < nvals)
-                    hsum += Word<T>::hash(v[j][e], idx);
                 v[j][e] = Word<T>::fwd(v[j][e]);
                 any |= v[j][e];
             }
@@ -358,7 +395,7 @@ __global__ void __launch_bounds__(kThreads, 3)
             for (int j = 0; j < kSubsPerWarp; j++) {
                 const uint32_t off = __shfl_sync(FZ_FULL_MASK, my_off, sub0 + j);
                 if (width[j])
-                    pack_lane<T>(v[j], width[j], reinterpret_cast<T *>(out + off));
+                    pack_lane(v[j], width[j], reinterpret_cast<uint32_t *>(out + off));
             }
         }
         if (prev != ~0ull)
@@ -491,27 +528,24 @@ __global__ void __launch_bounds__(kThreads, 3)
                     for (int e = 0; e < L::VPL; e++)
                         v[j][e] = 0;
                 } else {
-                    unpack_lane<T>(reinterpret_cast<const T *>(st + off), n, v[j]);
+                    unpack_lane(reinterpret_cast<const uint32_t *>(st + off), n, v[j]);
                 }
+                T any = 0;
 #pragma unroll
                 for (int e = 0; e < L::VPL; e++) {
                     uint32_t idx = sub * L::V + lane * L::VPL + e;
+                    any |= v[j][e];
                     bad |= idx >= nvals && v[j][e] != 0; /* padding is +0.0 */
                     v[j][e] = Word<T>::inv(v[j][e]);
                 }
+                /* canonical streams: the width is exactly the bits needed */
+                const T all = Word<T>::warp_or(any);
+                bad |= n != L::TB - (sizeof(T) == 4 ? fz_clz32((uint32_t)all)
+                                                    : fz_clz64((uint64_t)all));
             }
         }
-        uint32_t hsum = 0;
-        if (a.verify && checksums) {
-#pragma unroll
-            for (int j = 0; j < kSubsPerWarp; j++)
-#pragma unroll
-                for (int e = 0; e < L::VPL; e++) {
-                    uint32_t idx = (warp * kSubsPerWarp + j) * L::V + lane * L::VPL + e;
-                    if (idx < nvals)
-                        hsum += Word<T>::hash(v[j][e], idx);
-                }
-        }
+        const uint32_t hsum =
+            a.verify && checksums ? lane_hash<T>(v, nvals) : 0;
         uint8_t *out = a.dst + c * SLEEK_CHUNK_BYTES;
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++)
