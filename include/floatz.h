@@ -95,6 +95,7 @@ typedef enum fz_exec {
 } fz_exec;
 
 #define FZ_MAX_DIMS 4
+#define FZ_MAX_THREADS 256 /* larger thread requests are clamped to this */
 
 /* Decode flags (fz_decode_options.flags). */
 #define FZ_DECODE_SKIP_CHECKSUM 1u /* don't verify per-chunk data checksums */
@@ -111,7 +112,9 @@ typedef struct fz_params {
     double bound;                /* error bound; 0 for lossless */
     uint32_t flags;              /* FZ_FLAG_* */
     fz_exec exec;                /* host API backend (not stored) */
-    int32_t threads;             /* CPU threads, 0 = all cores (not stored) */
+    int32_t threads;             /* CPU threads, 0 = all cores, < 0 invalid,
+                                    above FZ_MAX_THREADS means that many
+                                    (not stored) */
     int32_t codec_options[4];    /* codec-specific, 0 = default */
     uint32_t reserved[8];        /* must be zero */
 } fz_params;
@@ -131,7 +134,7 @@ FZ_API fz_status fz_params_count(const fz_params *p, uint64_t *values,
 typedef struct fz_decode_options {
     uint32_t flags;       /* FZ_DECODE_* */
     fz_exec exec;         /* host API backend */
-    int32_t threads;      /* CPU threads, 0 = all cores */
+    int32_t threads;      /* CPU threads as in fz_params.threads */
     uint32_t reserved[5]; /* must be zero */
 } fz_decode_options;
 

@@ -63,6 +63,8 @@ fz_status fz_codec_from_name(const char *name, fz_codec *codec) {
 }
 
 int fz_thread_count(int32_t requested) {
+    if (requested > FZ_MAX_THREADS)
+        return FZ_MAX_THREADS;
     if (requested > 0)
         return requested;
 #ifdef _OPENMP
@@ -109,12 +111,6 @@ fz_status fz_params_count(const fz_params *p, uint64_t *values,
     return FZ_OK;
 }
 
-static uint64_t double_bits(double d) {
-    uint64_t b;
-    memcpy(&b, &d, sizeof b);
-    return b;
-}
-
 fz_status fz_header_from_params(const fz_params *p, fz_header *h) {
     if (!p || !h)
         return FZ_ERR_INVALID_ARGUMENT;
@@ -154,8 +150,9 @@ fz_status fz_header_from_params(const fz_params *p, fz_header *h) {
     h->mode = (uint32_t)p->mode;
     h->ndims = p->ndims;
     h->flags = (p->flags & FZ_FLAG_NO_CHECKSUM) ? 0 : FZ_HDR_FLAG_CHECKSUMS;
-    h->bound_bits = double_bits(p->bound);
-    h->bound_eff_bits = h->bound_bits;
+    /* lossless stores bound 0 (-0.0 == 0.0 passed the check above) */
+    h->bound_bits = 0;
+    h->bound_eff_bits = 0;
     h->original_bytes = count * esize;
     h->chunk_bytes = codec->chunk_bytes(h);
     h->chunk_count =
@@ -221,7 +218,7 @@ fz_status fz_compress_bound(const fz_params *p, size_t *bound) {
 fz_status fz_compress(const fz_params *p, const void *src, size_t src_bytes,
                       void *dst, size_t dst_capacity,
                       size_t *compressed_size) {
-    if (!p || !dst || !compressed_size)
+    if (!p || !dst || !compressed_size || p->threads < 0)
         return FZ_ERR_INVALID_ARGUMENT;
     fz_header h;
     fz_status s = fz_header_from_params(p, &h);
@@ -240,7 +237,7 @@ fz_status fz_compress(const fz_params *p, const void *src, size_t src_bytes,
 static int decode_options_valid(const fz_decode_options *o) {
     if (!o)
         return 1;
-    if ((o->flags & ~FZ_DECODE_SKIP_CHECKSUM) != 0 ||
+    if ((o->flags & ~FZ_DECODE_SKIP_CHECKSUM) != 0 || o->threads < 0 ||
         (o->exec != FZ_EXEC_CPU && o->exec != FZ_EXEC_GPU))
         return 0;
     for (int i = 0; i < 5; i++)

@@ -2,14 +2,11 @@
  *
  * A region of 32-bit little-endian words w[0..n) hashes to
  *     fz_hash_final( sum_i fz_hash_term(w[i], i), n )      (sums mod 2^32)
- * with fz_hash_term(w, i) = rotl32((w ^ i * 0x9E3779B1) * 0x85EBCA77, 13).
- * For a fixed position each term is a bijection of its word (xor, multiply
- * by an odd constant, rotate), so any single corrupted word is always
- * detected; the position key catches swapped words. The sum is associative:
- * a GPU hashes lanes, warps and blocks in any order (atomicAdd across
- * blocks) and gets the CPU's value bit for bit. A term costs four integer
- * instructions, which matters at hundreds of GB/s. The final mix is
- * MurmurHash3's 32-bit finalizer. */
+ * Each term is a bijection of its word for a fixed position, so any single
+ * corrupted word is always detected, and the sum is associative: a GPU can
+ * hash lanes and warps in any order (and with atomicAdd across blocks) and
+ * still get the CPU's value bit for bit. The position in the term catches
+ * swapped words. Mixing constants are MurmurHash3's finalizer. */
 #ifndef FZ_HASH_H
 #define FZ_HASH_H
 
@@ -26,8 +23,7 @@ static FZ_HD uint32_t fz_mix32(uint32_t h) {
 
 /* Contribution of word w at position i (position counted in words). */
 static FZ_HD uint32_t fz_hash_term(uint32_t w, uint64_t i) {
-    uint32_t x = (w ^ ((uint32_t)i * 0x9E3779B1u)) * 0x85EBCA77u;
-    return (x << 13) | (x >> 19);
+    return fz_mix32(w ^ ((uint32_t)i * 0x9E3779B1u + 0x7F4A7C15u));
 }
 
 static FZ_HD uint32_t fz_hash_final(uint32_t sum, uint64_t nwords) {

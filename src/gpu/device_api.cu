@@ -216,7 +216,8 @@ fz_status fz_device_decompress(const fz_params *p, const void *d_src,
         return s;
     if (!d_src || (!d_dst && a.expect.original_bytes) || !aligned16(d_src) ||
         !aligned16(d_dst) ||
-        (opts && (opts->flags & ~FZ_DECODE_SKIP_CHECKSUM) != 0))
+        (opts && ((opts->flags & ~FZ_DECODE_SKIP_CHECKSUM) != 0 ||
+                  opts->threads < 0)))
         return FZ_ERR_INVALID_ARGUMENT;
     if (dst_capacity < a.expect.original_bytes)
         return FZ_ERR_DST_TOO_SMALL;

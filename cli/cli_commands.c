@@ -1,0 +1,533 @@
+/* compress, decompress, info and verify. Whole arrays are held in memory:
+ * the input plus a fz_compress_bound() output buffer. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_commands.h"
+#include "cli_common.h"
+#include "cli_io.h"
+#include "cli_text.h"
+
+/* ---------------------------------------------------------- helpers */
+static size_t dtype_size(fz_dtype dtype) {
+    return dtype == FZ_F32 ? 4 : 8;
+}
+
+static const char *dtype_name(fz_dtype dtype) {
+    return dtype == FZ_F32 ? "float32" : dtype == FZ_F64 ? "float64" : "?";
+}
+
+static const char *mode_name(fz_mode mode) {
+    switch (mode) {
+    case FZ_MODE_LOSSLESS: return "lossless";
+    case FZ_MODE_ABS: return "ABS (absolute error bound)";
+    case FZ_MODE_REL: return "REL (bound relative to the value range)";
+    }
+    return "unknown";
+}
+
+static const char *exec_name(fz_exec exec) {
+    return exec == FZ_EXEC_GPU ? "gpu" : "cpu";
+}
+
+static double ratio(uint64_t original, uint64_t compressed) {
+    return compressed ? (double)original / (double)compressed : 0.0;
+}
+
+/* Text or raw: explicit --text/--raw, else by the name's suffix. */
+static int is_text(const cli_options *o, const char *name) {
+    if (o->format != CLI_FORMAT_AUTO)
+        return o->format == CLI_FORMAT_TEXT;
+    return cli_has_text_suffix(name);
+}
+
+static void *alloc_or_report(size_t bytes, const char *what) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        cli_error("%s: out of memory (%zu bytes)", what, bytes);
+    return p;
+}
+
+/* "10 x 20 x 30" */
+static void format_shape(char *dst, size_t cap, uint32_t ndims,
+                         const uint64_t *dims) {
+    size_t used = 0;
+    dst[0] = '\0';
+    for (uint32_t d = 0; d < ndims && used < cap; d++)
+        used += (size_t)snprintf(dst + used, cap - used, "%s%llu",
+                                 d ? " x " : "", (unsigned long long)dims[d]);
+}
+
+/* ---------------------------------------------- backend and params */
+static int resolve_exec(const cli_options *o, fz_exec *exec) {
+    int gpus = fz_gpu_count();
+    if (o->backend == CLI_BACKEND_GPU && gpus <= 0) {
+        fz_status why = cli_cuda_built() ? FZ_ERR_NO_GPU : FZ_ERR_NO_CUDA;
+        cli_error("--gpu: %s (use --cpu)", fz_status_string(why));
+        return CLI_EXIT_FAIL;
+    }
+    if (o->backend == CLI_BACKEND_AUTO)
+        *exec = gpus > 0 ? FZ_EXEC_GPU : FZ_EXEC_CPU;
+    else
+        *exec = o->backend == CLI_BACKEND_GPU ? FZ_EXEC_GPU : FZ_EXEC_CPU;
+    return CLI_EXIT_OK;
+}
+
+static void fill_params(const cli_options *o, fz_exec exec, uint64_t values,
+                        fz_params *p) {
+    fz_params_init(p, o->dtype, values);
+    if (o->ndims)
+        fz_params_set_shape(p, o->ndims, o->dims);
+    p->codec = o->codec;
+    p->mode = o->mode;
+    p->bound = o->bound;
+    p->flags = o->no_checksum ? FZ_FLAG_NO_CHECKSUM : 0;
+    p->exec = exec;
+    p->threads = o->threads;
+}
+
+static int report_params_error(const cli_options *o, fz_status s) {
+    if (s == FZ_ERR_UNSUPPORTED && o->mode != FZ_MODE_LOSSLESS) {
+        cli_error("lossy compression (-M %s -e %g) is not available in this "
+                  "version: %s; omit -M/-e for lossless compression",
+                  o->mode == FZ_MODE_ABS ? "ABS" : "REL", o->bound,
+                  fz_status_string(s));
+        return CLI_EXIT_FAIL;
+    }
+    return cli_status_error("compression parameters", s);
+}
+
+/* Reject parameters the library refuses before reading a large input. */
+static int check_params_early(const cli_options *o, fz_exec exec) {
+    fz_params p;
+    size_t bound;
+    cli_options one = *o;
+    one.ndims = 0; /* the shape is checked against the data later */
+    fill_params(&one, exec, 1, &p);
+    fz_status s = fz_compress_bound(&p, &bound);
+    return s == FZ_OK ? CLI_EXIT_OK : report_params_error(o, s);
+}
+
+/* ------------------------------------------------------ loading input */
+/* Product of the shape, or 0 when it overflows 64 bits. */
+static uint64_t shape_values(const cli_options *o) {
+    uint64_t n = 1;
+    for (uint32_t d = 0; d < o->ndims; d++) {
+        if (n > UINT64_MAX / o->dims[d])
+            return 0;
+        n *= o->dims[d];
+    }
+    return n;
+}
+
+static int check_size(const cli_options *o, uint64_t bytes, int text) {
+    const size_t esize = dtype_size(o->dtype);
+    if (!text && bytes % esize != 0) {
+        cli_error("%s: %llu bytes is not a whole number of %s values (%zu "
+                  "bytes each)",
+                  o->input, (unsigned long long)bytes, dtype_name(o->dtype),
+                  esize);
+        return CLI_EXIT_FAIL;
+    }
+    uint64_t have = bytes / esize, need = shape_values(o);
+    if (o->ndims == 0 || have == need)
+        return CLI_EXIT_OK;
+    char shape[128];
+    format_shape(shape, sizeof shape, o->ndims, o->dims);
+    cli_error("%s: holds %llu %s values but the shape %s needs %llu", o->input,
+              (unsigned long long)have, dtype_name(o->dtype), shape,
+              (unsigned long long)need);
+    return CLI_EXIT_FAIL;
+}
+
+/* Read IN as raw or text values and build the parameters for them. */
+static int load_array(const cli_options *o, fz_exec exec, cli_buffer *data,
+                      fz_params *p) {
+    const int text = is_text(o, o->input);
+    int rc = cli_read_file(o->input, data, o->quiet);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (text) {
+        cli_buffer values;
+        rc = cli_parse_text(o->input, (char *)data->data, data->size, o->dtype,
+                            &values);
+        cli_buffer_free(data);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        *data = values;
+    }
+    rc = check_size(o, data->size, text);
+    if (rc != CLI_EXIT_OK) {
+        cli_buffer_free(data);
+        return rc;
+    }
+    fill_params(o, exec, data->size / dtype_size(o->dtype), p);
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------- library calls */
+/* prefault: touch the output first so a timing excludes page faults. */
+static int compress_array(const cli_options *o, const fz_params *p,
+                          const cli_buffer *data, cli_buffer *packed,
+                          int prefault, double *seconds) {
+    size_t bound;
+    fz_status s = fz_compress_bound(p, &bound);
+    if (s != FZ_OK)
+        return report_params_error(o, s);
+    packed->size = 0;
+    packed->data = alloc_or_report(bound, o->input);
+    if (!packed->data)
+        return CLI_EXIT_FAIL;
+    if (prefault)
+        memset(packed->data, 0, bound);
+    double start = cli_now();
+    s = fz_compress(p, data->data, data->size, packed->data, bound,
+                    &packed->size);
+    *seconds = cli_now() - start;
+    if (s != FZ_OK) {
+        cli_buffer_free(packed);
+        if (s == FZ_ERR_UNSUPPORTED)
+            return report_params_error(o, s);
+        cli_error("%s: compression failed: %s", o->input, fz_status_string(s));
+        return CLI_EXIT_FAIL;
+    }
+    return CLI_EXIT_OK;
+}
+
+static int decompress_stream(const cli_options *o, fz_exec exec,
+                             const cli_buffer *stream, const fz_info *info,
+                             cli_buffer *out, int prefault, double *seconds) {
+    if (info->original_bytes >= SIZE_MAX) {
+        cli_error("%s: too large for this machine", o->input);
+        return CLI_EXIT_FAIL;
+    }
+    const size_t bytes = (size_t)info->original_bytes;
+    out->size = 0;
+    out->data = alloc_or_report(bytes, o->input);
+    if (!out->data)
+        return CLI_EXIT_FAIL;
+    if (prefault)
+        memset(out->data, 0, bytes);
+    fz_decode_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.flags = o->skip_checksum ? FZ_DECODE_SKIP_CHECKSUM : 0;
+    opts.exec = exec;
+    opts.threads = o->threads;
+    double start = cli_now();
+    fz_status s = fz_decompress(stream->data, stream->size, out->data, bytes,
+                                &opts, &out->size);
+    *seconds = cli_now() - start;
+    if (s != FZ_OK) {
+        cli_buffer_free(out);
+        cli_error("%s: decompression failed: %s", o->input,
+                  fz_status_string(s));
+        return CLI_EXIT_FAIL;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------ compress */
+static int compress_checks(const cli_options *o, fz_exec *exec) {
+    int rc = resolve_exec(o, exec);
+    if (rc == CLI_EXIT_OK)
+        rc = check_params_early(o, *exec);
+    if (rc == CLI_EXIT_OK && o->output)
+        rc = cli_check_output(o->input, o->output, o->force);
+    return rc;
+}
+
+int cli_compress(const cli_options *o) {
+    fz_exec exec;
+    cli_buffer data, packed;
+    fz_params p;
+    double seconds;
+    int rc = compress_checks(o, &exec);
+    if (rc == CLI_EXIT_OK)
+        rc = load_array(o, exec, &data, &p);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    rc = compress_array(o, &p, &data, &packed, 0, &seconds);
+    if (rc == CLI_EXIT_OK) {
+        rc = cli_write_file(o->output, o->force, packed.data, packed.size,
+                            o->quiet);
+        if (rc == CLI_EXIT_OK && !o->quiet)
+            fprintf(stderr,
+                    "floatz: %s -> %s: %zu -> %zu bytes (ratio %.3f, %s, "
+                    "%.3f s)\n",
+                    o->input, o->output, data.size, packed.size,
+                    ratio(data.size, packed.size), exec_name(exec), seconds);
+        cli_buffer_free(&packed);
+    }
+    cli_buffer_free(&data);
+    return rc;
+}
+
+/* ---------------------------------------------------------- decompress */
+/* -f/-d/-t and a shape are optional here; when given they must match. */
+static int check_expectations(const cli_options *o, const fz_info *info) {
+    const fz_params *sp = &info->params;
+    if (o->dtype && o->dtype != sp->dtype) {
+        cli_error("%s: the stream holds %s values, not %s", o->input,
+                  dtype_name(sp->dtype), dtype_name(o->dtype));
+        return CLI_EXIT_FAIL;
+    }
+    int same = o->ndims == 0 || o->ndims == sp->ndims;
+    for (uint32_t d = 0; same && d < o->ndims; d++)
+        same = o->dims[d] == sp->dims[d];
+    if (same)
+        return CLI_EXIT_OK;
+    char want[128], have[128];
+    format_shape(want, sizeof want, o->ndims, o->dims);
+    format_shape(have, sizeof have, sp->ndims, sp->dims);
+    cli_error("%s: the stream's shape is %s, not %s", o->input, have, want);
+    return CLI_EXIT_FAIL;
+}
+
+static int read_stream(const cli_options *o, cli_buffer *stream,
+                       fz_info *info) {
+    int rc = cli_read_file(o->input, stream, o->quiet);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    fz_status s = fz_inspect(stream->data, stream->size, info);
+    rc = s == FZ_OK ? check_expectations(o, info)
+                    : cli_status_error(o->input, s);
+    if (rc != CLI_EXIT_OK)
+        cli_buffer_free(stream);
+    return rc;
+}
+
+static int write_values(const cli_options *o, const cli_buffer *values,
+                        fz_dtype dtype) {
+    if (!is_text(o, o->output))
+        return cli_write_file(o->output, o->force, values->data, values->size,
+                              o->quiet);
+    cli_output w;
+    int rc = cli_output_open(&w, o->output, o->force, 0, o->quiet);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    rc = cli_write_text(&w, values->data, values->size / dtype_size(dtype),
+                        dtype, o->quiet);
+    if (rc != CLI_EXIT_OK) {
+        cli_output_abort(&w);
+        return rc;
+    }
+    return cli_output_commit(&w);
+}
+
+int cli_decompress(const cli_options *o) {
+    fz_exec exec;
+    fz_info info;
+    cli_buffer stream, values;
+    double seconds;
+    int rc = resolve_exec(o, &exec);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_check_output(o->input, o->output, o->force);
+    if (rc == CLI_EXIT_OK)
+        rc = read_stream(o, &stream, &info);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    rc = decompress_stream(o, exec, &stream, &info, &values, 0, &seconds);
+    if (rc == CLI_EXIT_OK) {
+        rc = write_values(o, &values, info.params.dtype);
+        if (rc == CLI_EXIT_OK && !o->quiet)
+            fprintf(stderr, "floatz: %s -> %s: %zu -> %zu bytes (%s, %.3f s)\n",
+                    o->input, o->output, stream.size, values.size,
+                    exec_name(exec), seconds);
+        cli_buffer_free(&values);
+    }
+    cli_buffer_free(&stream);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- info */
+static void print_info(const char *path, const fz_info *info,
+                       uint64_t file_bytes) {
+    const fz_params *p = &info->params;
+    const char *codec = fz_codec_name(p->codec);
+    char shape[128];
+    format_shape(shape, sizeof shape, p->ndims, p->dims);
+    printf("file:              %s\n", path);
+    printf("format version:    %u\n", (unsigned)info->format_version);
+    printf("codec:             %s (codec version %u)\n",
+           codec ? codec : "unknown", (unsigned)info->codec_version);
+    printf("dtype:             %s\n", dtype_name(p->dtype));
+    printf("ndims:             %u\n", (unsigned)p->ndims);
+    printf("dims:              %s (dims[0] is the fastest-varying)\n", shape);
+    printf("mode:              %s\n", mode_name(p->mode));
+    printf("bound requested:   %.17g\n", p->bound);
+    printf("bound effective:   %.17g\n", info->bound_effective);
+    printf("original bytes:    %llu\n",
+           (unsigned long long)info->original_bytes);
+    printf("compressed bytes:  %llu\n",
+           (unsigned long long)info->compressed_bytes);
+    printf("file bytes:        %llu\n", (unsigned long long)file_bytes);
+    printf("ratio:             %.3f\n",
+           ratio(info->original_bytes, info->compressed_bytes));
+    printf("chunk bytes:       %llu\n", (unsigned long long)info->chunk_bytes);
+    printf("chunk count:       %llu\n", (unsigned long long)info->chunk_count);
+    printf("checksums:         %s\n", info->has_checksums ? "yes" : "no");
+}
+
+int cli_info(const cli_options *o) {
+    unsigned char head[FZ_HEADER_BYTES];
+    size_t got;
+    uint64_t file_bytes;
+    fz_info info;
+    if (cli_read_head(o->input, head, sizeof head, &got, &file_bytes) !=
+        CLI_EXIT_OK)
+        return CLI_EXIT_FAIL;
+    fz_status s = fz_inspect(head, got, &info);
+    if (s != FZ_OK)
+        return cli_status_error(o->input, s);
+    print_info(o->input, &info, file_bytes);
+    if (file_bytes < info.compressed_bytes) {
+        fflush(stdout);
+        cli_error("%s: %s: the file has %llu bytes, the header says %llu",
+                  o->input, fz_status_string(FZ_ERR_TRUNCATED),
+                  (unsigned long long)file_bytes,
+                  (unsigned long long)info.compressed_bytes);
+        return CLI_EXIT_FAIL;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* -------------------------------------------------------------- verify */
+static double value_at(const unsigned char *base, uint64_t i, fz_dtype dtype) {
+    if (dtype == FZ_F32) {
+        float v;
+        memcpy(&v, base + i * 4, sizeof v);
+        return v;
+    }
+    double v;
+    memcpy(&v, base + i * 8, sizeof v);
+    return v;
+}
+
+/* Largest |decoded - original|; a NaN on one side only counts as
+ * infinite. */
+static double max_abs_error(const cli_buffer *a, const cli_buffer *b,
+                            fz_dtype dtype) {
+    uint64_t n = a->size / dtype_size(dtype);
+    double worst = 0.0;
+    for (uint64_t i = 0; i < n; i++) {
+        double x = value_at(a->data, i, dtype), y = value_at(b->data, i, dtype);
+        if (isnan(x) || isnan(y)) {
+            if (isnan(x) != isnan(y))
+                return INFINITY;
+            continue;
+        }
+        double e = x == y ? 0.0 : fabs(x - y);
+        if (e > worst)
+            worst = e;
+    }
+    return worst;
+}
+
+static double gb_per_s(uint64_t bytes, double seconds) {
+    return seconds > 0 ? (double)bytes / seconds / 1e9 : INFINITY;
+}
+
+typedef struct verify_result {
+    uint64_t original, compressed;
+    double compress_s, decompress_s, max_error;
+    int identical, passed;
+} verify_result;
+
+static void print_verify(const cli_options *o, fz_exec exec,
+                         const verify_result *r) {
+    printf("input:             %s (%s, %llu values)\n", o->input,
+           dtype_name(o->dtype),
+           (unsigned long long)(r->original / dtype_size(o->dtype)));
+    printf("original bytes:    %llu\n", (unsigned long long)r->original);
+    printf("compressed bytes:  %llu\n", (unsigned long long)r->compressed);
+    printf("ratio:             %.3f\n", ratio(r->original, r->compressed));
+    printf("backend:           %s\n", exec_name(exec));
+    printf("compression:       %.3f GB/s (%.6f s)\n",
+           gb_per_s(r->original, r->compress_s), r->compress_s);
+    printf("decompression:     %.3f GB/s (%.6f s)\n",
+           gb_per_s(r->original, r->decompress_s), r->decompress_s);
+    printf("max abs error:     %.17g\n", r->max_error);
+    const char *result =
+        o->mode == FZ_MODE_LOSSLESS
+            ? (r->passed ? "verified (bitwise identical round trip)"
+                         : "FAILED (round trip is not bitwise identical)")
+            : (r->passed ? "verified (within bound)"
+                         : "FAILED (bound exceeded)");
+    printf("result:            %s\n", result);
+}
+
+/* One small untimed round trip, so the timings leave out one-time costs:
+ * OpenMP thread start-up, CUDA context creation. */
+static void warm_up(const fz_params *like) {
+    enum { WARM_VALUES = 4096 };
+    static double zeros[WARM_VALUES];
+    static unsigned char packed[WARM_VALUES * 8 + 4096];
+    size_t bound, size;
+    fz_params p = *like;
+    fz_params_set_shape(&p, 1, &(uint64_t){WARM_VALUES});
+    if (fz_compress_bound(&p, &bound) != FZ_OK || bound > sizeof packed)
+        return;
+    if (fz_compress(&p, zeros, WARM_VALUES * dtype_size(p.dtype), packed, bound,
+                    &size) != FZ_OK)
+        return;
+    fz_decode_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.exec = p.exec;
+    opts.threads = p.threads;
+    fz_decompress(packed, size, zeros, sizeof zeros, &opts, &size);
+}
+
+/* Round trip data through the library; fill r. */
+static int round_trip(const cli_options *o, fz_exec exec, const fz_params *p,
+                      const cli_buffer *data, verify_result *r) {
+    cli_buffer packed, restored;
+    fz_info info;
+    warm_up(p);
+    int rc = compress_array(o, p, data, &packed, 1, &r->compress_s);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    fz_status s = fz_inspect(packed.data, packed.size, &info);
+    rc = s == FZ_OK ? decompress_stream(o, exec, &packed, &info, &restored, 1,
+                                        &r->decompress_s)
+                    : cli_status_error(o->input, s);
+    if (rc == CLI_EXIT_OK) {
+        r->original = data->size;
+        r->compressed = packed.size;
+        r->identical = restored.size == data->size &&
+                       memcmp(restored.data, data->data, data->size) == 0;
+        r->max_error = max_abs_error(data, &restored, o->dtype);
+        r->passed = o->mode == FZ_MODE_LOSSLESS
+                        ? r->identical
+                        : r->max_error <= info.bound_effective;
+        cli_buffer_free(&restored);
+    }
+    cli_buffer_free(&packed);
+    return rc;
+}
+
+int cli_verify(const cli_options *o) {
+    fz_exec exec;
+    fz_params p;
+    cli_buffer data;
+    verify_result r;
+    memset(&r, 0, sizeof r);
+    int rc = compress_checks(o, &exec);
+    if (rc == CLI_EXIT_OK)
+        rc = load_array(o, exec, &data, &p);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    rc = round_trip(o, exec, &p, &data, &r);
+    cli_buffer_free(&data);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (!o->quiet)
+        print_verify(o, exec, &r);
+    if (!r.passed) {
+        fflush(stdout);
+        cli_error("%s: round trip verification failed", o->input);
+        return CLI_EXIT_FAIL;
+    }
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# End-to-end tests of the floatz command-line tool.
+# Usage: bash cli_test.sh PATH/TO/floatz
+# Prints one line per check; exits non-zero when any check fails.
+set -u
+
+FLOATZ=${1:?usage: cli_test.sh PATH/TO/floatz}
+case $FLOATZ in /*) ;; *) FLOATZ=$PWD/$FLOATZ ;; esac
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# Sample data shared next to the repository (optional).
+TIMESERIES=$HERE/../../../shared/data/timeseries
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/floatz-cli-test.XXXXXX") || exit 1
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+
+checks=0
+failures=0
+pass() {
+    checks=$((checks + 1))
+    echo "ok   - $1"
+}
+fail() {
+    checks=$((checks + 1))
+    failures=$((failures + 1))
+    echo "FAIL - $1"
+}
+check() { # DESCRIPTION COMMAND...: passes when the command succeeds
+    local what=$1
+    shift
+    if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+# expect_rc CODE DESCRIPTION floatz-ARGS...: stdout -> out.txt, stderr -> err.txt
+expect_rc() {
+    local want=$1 what=$2
+    shift 2
+    "$FLOATZ" "$@" >out.txt 2>err.txt
+    local got=$?
+    if [ "$got" -eq "$want" ]; then
+        pass "$what (exit $got)"
+    else
+        fail "$what: exit $got, expected $want"
+        sed 's/^/    stderr: /' err.txt
+    fi
+}
+
+# expect_error PATTERN DESCRIPTION: the last command's stderr is one
+# "floatz: " line matching PATTERN.
+expect_error() {
+    if [ "$(wc -l <err.txt)" -eq 1 ] && grep -q '^floatz: ' err.txt &&
+        grep -Eq -- "$1" err.txt; then
+        pass "$2"
+    else
+        fail "$2: stderr was: $(cat err.txt)"
+    fi
+}
+
+file_size() { wc -c <"$1" | tr -d ' '; }
+
+no_leftovers() { # OUT: OUT and any temporary file are absent
+    ! ls "$1" ./*.tmp.* >/dev/null 2>&1
+}
+
+# Replace the byte at OFFSET of FILE by its complement.
+flip_byte() {
+    local byte
+    byte=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+    printf "\\$(printf '%03o' $((byte ^ 255)))" |
+        dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
+# Both files hold the same numbers, line by line, compared by value.
+same_numbers() {
+    [ "$(wc -l <"$1")" -eq "$(wc -l <"$2")" ] &&
+        paste -d ' ' "$1" "$2" |
+        awk '($1 + 0) != ($2 + 0) { bad++ } END { exit bad > 0 }'
+}
+
+echo "# floatz CLI tests: $FLOATZ"
+
+# ------------------------------------------------------------ basics
+expect_rc 0 "--version" --version
+check "--version names the version" grep -q '^floatz [0-9]' out.txt
+expect_rc 0 "--help" --help
+check "--help lists the commands" grep -q 'decompress' out.txt
+expect_rc 0 "compress --help" compress --help
+check "compress --help says NX is fastest" grep -q 'NX is the fastest' out.txt
+expect_rc 0 "-h" -h
+expect_rc 2 "no command"
+expect_error 'no command' "no command: one clear message"
+
+# ------------------------------------------------------------ test data
+N=100000
+awk -v n=$N 'BEGIN { for (i = 0; i < n; i++) printf "%.17g\n", sin(i * 0.01) * 1000 + i }' >f64.txt
+# float32-exact values, so they compare equal as doubles too
+awk -v n=$N 'BEGIN { for (i = 0; i < n; i++) printf "%.9g\n", (i % 977) * 0.25 - 100 }' >f32.txt
+
+# ------------------------------------------------------------ round trips
+expect_rc 0 "compress f64 text" compress -d -i f64.txt -o f64.fz
+expect_rc 0 "decompress f64 to raw" decompress -i f64.fz -o f64.raw
+check "f64 raw has 8 bytes per value" [ "$(file_size f64.raw)" -eq $((N * 8)) ]
+expect_rc 0 "compress f64 raw (-z alias)" -z -d -i f64.raw -o f64b.fz -q
+check "-q prints nothing" [ ! -s err.txt ]
+check "raw and text input give the same stream" cmp -s f64.fz f64b.fz
+expect_rc 0 "decompress f64 raw (-x alias)" -x -i f64b.fz -o f64b.raw
+check "f64 raw round trip is bitwise identical" cmp -s f64.raw f64b.raw
+expect_rc 0 "decompress f64 --text" decompress -i f64.fz -o f64.out --text
+check "f64 --text output equals the input numbers" same_numbers f64.txt f64.out
+
+expect_rc 0 "compress f32 text with -t f32 and a 2-D shape" \
+    compress -t f32 -2 1000 100 -i f32.txt -o f32.fz
+expect_rc 0 "decompress f32 to raw" decompress -i f32.fz -o f32.raw
+check "f32 raw has 4 bytes per value" [ "$(file_size f32.raw)" -eq $((N * 4)) ]
+expect_rc 0 "compress f32 raw, 3-D" compress -f -3 100 10 100 -i f32.raw -o f32b.fz
+expect_rc 0 "decompress f32 raw" decompress -i f32b.fz -o f32b.raw
+check "f32 raw round trip is bitwise identical" cmp -s f32.raw f32b.raw
+expect_rc 0 "decompress f32 to .txt (text by name)" decompress -i f32.fz -o f32.out.txt
+check "f32 text output equals the input numbers" same_numbers f32.txt f32.out.txt
+expect_rc 0 "decompress with matching -f and shape" \
+    decompress -f -2 1000 100 -i f32.fz -o f32c.raw
+expect_rc 1 "decompress with the wrong type" decompress -d -i f32.fz -o x.raw
+expect_error 'float32' "wrong type: message names the stored type"
+expect_rc 1 "decompress with the wrong shape" decompress -1 5 -i f32.fz -o x.raw
+check "no output after a refused decompress" no_leftovers x.raw
+
+# float32 text parsed with strtof: exact, one rounding (a double parse
+# then cast would give 1 for the second line)
+printf '0.1\n1.00000005960464477550\n1e-40\n-3.40282347e38\n  7.5 \r\n\n' >exact32.txt
+expect_rc 0 "compress tricky f32 text" compress -f -i exact32.txt -o exact32.fz
+expect_rc 0 "decompress tricky f32 --text" decompress -i exact32.fz -o exact32.out --text
+check "strtof rounding kept (1.00000012)" grep -qx '1.00000012' exact32.out
+check "f32 values print with 9 digits" grep -qx '0.100000001' exact32.out
+expect_rc 0 "recompress the f32 text output" compress -f --text -i exact32.out -o exact32b.fz
+check "f32 text output reads back to the same bits" cmp -s exact32.fz exact32b.fz
+
+# ------------------------------------------------------------ info, verify
+expect_rc 0 "info" info f64.fz
+for field in 'format version' 'codec:.*sleek' 'codec version' 'dtype:.*float64' \
+    'ndims:.*1' 'dims:.*100000' 'fastest' 'mode:.*lossless' 'bound requested' \
+    'bound effective' 'original bytes:.*800000' 'compressed bytes' 'ratio' \
+    'chunk bytes' 'chunk count' 'checksums:.*yes'; do
+    check "info shows '$field'" grep -q "$field" out.txt
+done
+expect_rc 0 "info -i with a 3-D f32 stream" info -i f32b.fz
+check "info shows 3 dims, dims[0] first" grep -q 'dims:.*100 x 10 x 100' out.txt
+expect_rc 0 "verify f64 text" verify -d -i f64.txt
+check "verify prints verified" grep -q 'verified' out.txt
+for field in 'original bytes' 'compressed bytes' 'ratio' 'GB/s' 'max abs error:.*0'; do
+    check "verify shows '$field'" grep -q "$field" out.txt
+done
+expect_rc 0 "verify f32 raw, 2-D, --cpu -j 2" verify -f -2 1000 100 --cpu -j 2 -i f32.raw
+check "verify f32 prints verified" grep -q 'verified' out.txt
+
+# ------------------------------------------------------------ checksums
+expect_rc 0 "compress --no-checksum" compress -d --no-checksum -i f64.raw -o nosum.fz
+expect_rc 0 "info of a stream without checksums" info nosum.fz
+check "info says checksums: no" grep -q 'checksums:.*no' out.txt
+expect_rc 0 "decompress --skip-checksum" decompress --skip-checksum -i f64.fz -o skip.raw
+check "--skip-checksum output is identical" cmp -s f64.raw skip.raw
+
+# ------------------------------------------------------------ overwriting
+cp f64.fz keep.fz
+expect_rc 1 "overwrite refused without -F" compress -d -i f32.raw -o keep.fz
+expect_error 'exists.*-F' "overwrite refused: message suggests -F"
+check "refused overwrite left the file untouched" cmp -s f64.fz keep.fz
+check "no temporary file left" no_leftovers does-not-exist
+expect_rc 0 "overwrite allowed with -F" compress -F -f -3 100 10 100 -i f32.raw -o keep.fz
+check "-F replaced the file" cmp -s f32b.fz keep.fz
+expect_rc 1 "IN == OUT refused" compress -F -d -i f64.raw -o f64.raw
+expect_error 'same file' "IN == OUT: clear message"
+expect_rc 1 "IN == OUT through another path refused" compress -F -d -i f64.raw -o ./f64.raw
+check "input untouched after IN == OUT" [ "$(file_size f64.raw)" -eq $((N * 8)) ]
+ln f64.fz hardlink.fz
+expect_rc 1 "IN == OUT through a hard link refused" decompress -F -i f64.fz -o hardlink.fz
+
+# ------------------------------------------------------------ bad input
+expect_rc 1 "missing input file" compress -d -i does-not-exist.raw -o x.fz
+expect_error 'does-not-exist.raw' "missing input: message names the file"
+printf '1234567' >seven.raw
+expect_rc 1 "raw size not a multiple of the value size" compress -f -i seven.raw -o x.fz
+expect_error 'whole number' "raw size: clear message"
+expect_rc 1 "shape does not match the file size" compress -f -2 1000 99 -i f32.raw -o x.fz
+expect_error 'shape' "shape mismatch: clear message"
+check "no output after a failed compress" no_leftovers x.fz
+printf '1.0\nabc\n3\n' >bad.txt
+expect_rc 1 "text with a non-number" compress -d -i bad.txt -o x.fz
+expect_error 'bad.txt:2:' "non-number: message gives the line"
+printf '1.0\n2.5x\n' >bad2.txt
+expect_rc 1 "text with trailing garbage" compress -d -i bad2.txt -o x.fz
+expect_error ':2:' "trailing garbage: message gives the line"
+printf '1.0\n\n3\n' >bad3.txt
+expect_rc 1 "text with an empty line in the middle" compress -d -i bad3.txt -o x.fz
+expect_error ':2:' "empty line: message gives the line"
+printf '1e39\n' >big.txt
+expect_rc 1 "float32 text out of range" compress -f -i big.txt -o x.fz
+expect_error 'out of range' "out of range: clear message"
+: >empty.raw
+expect_rc 0 "compress an empty file" compress -f -i empty.raw -o empty.fz
+expect_rc 0 "decompress an empty stream" decompress -i empty.fz -o empty.out
+check "empty round trip" cmp -s empty.raw empty.out
+expect_rc 1 "decompress a file that is not a stream" decompress -i f64.txt -o x.raw
+expect_error 'not a floatz stream' "not a stream: library message"
+
+# ------------------------------------------------------------ bad arguments
+expect_rc 2 "unknown option" compress --frobnicate -d -i f64.raw -o x.fz
+expect_error 'unknown option' "unknown option: clear message"
+expect_rc 2 "unknown short option" compress -Q -d -i f64.raw -o x.fz
+expect_rc 2 "unknown command" squeeze -i f64.raw
+expect_rc 2 "option without its value" compress -d -i f64.raw -o
+expect_error 'needs a value' "missing value: clear message"
+expect_rc 2 "non-numeric shape" compress -d -2 10 abc -i f64.raw -o x.fz
+expect_error "'abc'" "non-numeric shape: message quotes it"
+expect_rc 2 "zero dimension" compress -d -3 0 10 10 -i f64.raw -o x.fz
+expect_rc 2 "negative dimension" compress -d -1 -5 -i f64.raw -o x.fz
+expect_rc 2 "too few sizes for -3" compress -d -i f64.raw -o x.fz -3 10 20
+expect_rc 2 "too many sizes for -2" compress -d -2 10 20 30 -i f64.raw -o x.fz
+expect_rc 2 "five dimensions" compress -d -5 1 1 1 1 1 -i f64.raw -o x.fz
+expect_rc 2 "no data type for compress" compress -i f64.raw -o x.fz
+expect_rc 2 "no output for compress" compress -d -i f64.raw
+expect_rc 2 "option that does not apply" decompress --no-checksum -i f64.fz -o x.raw
+expect_rc 2 "bad thread count" compress -d -j many -i f64.raw -o x.fz
+expect_rc 2 "unknown codec" compress -d -c nope -i f64.raw -o x.fz
+expect_error 'sleek' "unknown codec: message lists the codecs"
+expect_rc 2 "-M without -e" compress -d -M ABS -i f64.raw -o x.fz
+expect_rc 1 "lossy mode is not available yet" compress -d -M ABS -e 1e-3 -i f64.raw -o x.fz
+expect_error 'lossy.*not available' "lossy: clear message"
+check "no output after a refused lossy compress" no_leftovers x.fz
+
+# ------------------------------------------------------------ damaged streams
+cp f64.fz corrupt.fz
+flip_byte corrupt.fz $(($(file_size corrupt.fz) / 2))
+expect_rc 1 "corrupted stream fails to decompress" decompress -i corrupt.fz -o corrupt.raw
+expect_error 'corrupt' "corrupted stream: library message"
+check "no output after a corrupted stream" no_leftovers corrupt.raw
+head -c $(($(file_size f64.fz) - 100)) f64.fz >trunc.fz
+expect_rc 1 "truncated stream fails to decompress" decompress -i trunc.fz -o trunc.raw
+expect_error 'truncated' "truncated stream: library message"
+check "no output after a truncated stream" no_leftovers trunc.raw
+expect_rc 1 "info of a truncated stream" info trunc.fz
+head -c 50 f64.fz >tiny.fz
+expect_rc 1 "info of a stream shorter than its header" info tiny.fz
+
+# ------------------------------------------------------------ GPU
+"$FLOATZ" --version >version.txt
+if grep -q 'usable GPUs: 0' version.txt; then
+    expect_rc 1 "--gpu without a GPU" compress --gpu -d -i f64.raw -o x.fz
+    expect_error 'gpu.*(CUDA|device)' "--gpu without a GPU: clear message"
+    check "no output after --gpu failed" no_leftovers x.fz
+else
+    echo "skip - --gpu failure check: a GPU is present"
+    expect_rc 0 "compress --gpu" compress --gpu -d -i f64.raw -o gpu.fz
+    check "GPU stream equals the CPU stream" cmp -s f64.fz gpu.fz
+    expect_rc 0 "decompress --gpu" decompress --gpu -i f64.fz -o gpu.raw
+    check "GPU decompression is bitwise identical" cmp -s f64.raw gpu.raw
+fi
+
+# ------------------------------------------------------------ real data
+CSV=$TIMESERIES/Air-pressure.csv
+if [ -r "$CSV" ]; then
+    expect_rc 0 "compress $(basename "$CSV") as f64 text" compress -d -i "$CSV" -o ts.fz
+    expect_rc 0 "decompress it --text" decompress --text -i ts.fz -o ts.out
+    check "CSV round trip equals the input numbers" same_numbers "$CSV" ts.out
+    expect_rc 0 "verify the CSV" verify -d -i "$CSV"
+    check "CSV verify prints verified" grep -q 'verified' out.txt
+else
+    echo "skip - timeseries round trip: no shared/data/timeseries next to the repository"
+fi
+
+echo "# $checks checks, $failures failed"
+[ "$failures" -eq 0 ]
