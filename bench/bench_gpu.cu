@@ -20,23 +20,23 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK_CUDA(call)                                                     \
-    do {                                                                     \
-        cudaError_t e_ = (call);                                             \
-        if (e_ != cudaSuccess) {                                             \
-            fprintf(stderr, "CUDA error %s at %s:%d\n",                      \
-                    cudaGetErrorString(e_), __FILE__, __LINE__);             \
-            exit(1);                                                         \
-        }                                                                    \
+#define CHECK_CUDA(call)                                                       \
+    do {                                                                       \
+        cudaError_t e_ = (call);                                               \
+        if (e_ != cudaSuccess) {                                               \
+            fprintf(stderr, "CUDA error %s at %s:%d\n",                        \
+                    cudaGetErrorString(e_), __FILE__, __LINE__);               \
+            exit(1);                                                           \
+        }                                                                      \
     } while (0)
-#define CHECK_FZ(call)                                                       \
-    do {                                                                     \
-        fz_status s_ = (call);                                               \
-        if (s_ != FZ_OK) {                                                   \
-            fprintf(stderr, "floatz error: %s at %s:%d\n",                   \
-                    fz_status_string(s_), __FILE__, __LINE__);               \
-            exit(1);                                                         \
-        }                                                                    \
+#define CHECK_FZ(call)                                                         \
+    do {                                                                       \
+        fz_status s_ = (call);                                                 \
+        if (s_ != FZ_OK) {                                                     \
+            fprintf(stderr, "floatz error: %s at %s:%d\n",                     \
+                    fz_status_string(s_), __FILE__, __LINE__);                 \
+            exit(1);                                                           \
+        }                                                                      \
     } while (0)
 
 struct Options {
@@ -155,14 +155,20 @@ static Row run_one(fz_dtype dtype, const Options &o, cudaStream_t s) {
     CHECK_CUDA(cudaStreamSynchronize(s));
 
     Row r = {dtype == FZ_F32 ? "f32" : "f64",
-             o.input ? "file (tiled)" : "smooth3d", bytes, 0, 0, 0, 0, 0};
+             o.input ? "file (tiled)" : "smooth3d",
+             bytes,
+             0,
+             0,
+             0,
+             0,
+             0};
     r.memcpy_ms = time_ms(s, o.reps, [&] {
-        CHECK_CUDA(cudaMemcpyAsync(d_copy, d_in, bytes,
-                                   cudaMemcpyDeviceToDevice, s));
+        CHECK_CUDA(
+            cudaMemcpyAsync(d_copy, d_in, bytes, cudaMemcpyDeviceToDevice, s));
     });
     r.comp_ms = time_ms(s, o.reps, [&] {
-        CHECK_FZ(fz_device_compress(&p, d_in, d_comp, bound, d_scratch,
-                                    scratch, d_res, nullptr, s));
+        CHECK_FZ(fz_device_compress(&p, d_in, d_comp, bound, d_scratch, scratch,
+                                    d_res, nullptr, s));
     });
     CHECK_CUDA(cudaMemcpy(&h_res, d_res, sizeof h_res, cudaMemcpyDeviceToHost));
     if (h_res.status != FZ_OK) {
@@ -231,9 +237,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--markdown") && v)
             o.markdown = v, i++;
         else {
-            fprintf(stderr,
-                    "usage: bench_gpu [--gib G] [--reps N] [--dtype "
-                    "f32|f64|both] [--input FILE] [--markdown FILE]\n");
+            fprintf(stderr, "usage: bench_gpu [--gib G] [--reps N] [--dtype "
+                            "f32|f64|both] [--input FILE] [--markdown FILE]\n");
             return 2;
         }
     }

@@ -34,7 +34,7 @@ extern "C" {
 #define FZ_VERSION_MAJOR 0
 #define FZ_VERSION_MINOR 1
 #define FZ_VERSION_PATCH 0
-#define FZ_VERSION_NUMBER \
+#define FZ_VERSION_NUMBER                                                      \
     (FZ_VERSION_MAJOR * 10000 + FZ_VERSION_MINOR * 100 + FZ_VERSION_PATCH)
 /* Version of the container format this library writes (docs/FORMAT.md). */
 #define FZ_FORMAT_VERSION 1
@@ -57,14 +57,14 @@ typedef enum fz_status {
     FZ_ERR_SCRATCH_TOO_SMALL = 6, /* device scratch below the queried size */
     FZ_ERR_PARAMS_MISMATCH = 7,   /* device stream differs from given params */
     /* stream errors: the input is not a valid floatz stream */
-    FZ_ERR_BAD_MAGIC = 100,        /* not a floatz stream */
-    FZ_ERR_FORMAT_VERSION = 101,   /* made by a newer, unknown format */
-    FZ_ERR_HEADER_CHECKSUM = 102,  /* fixed header corrupted */
-    FZ_ERR_CORRUPT_HEADER = 103,   /* a header field is out of range */
-    FZ_ERR_TRUNCATED = 104,        /* stream shorter than it says */
-    FZ_ERR_TABLE_CHECKSUM = 105,   /* chunk table corrupted */
-    FZ_ERR_CORRUPT_CHUNK = 106,    /* a chunk's payload is inconsistent */
-    FZ_ERR_DATA_CHECKSUM = 107,    /* decoded chunk differs from original */
+    FZ_ERR_BAD_MAGIC = 100,       /* not a floatz stream */
+    FZ_ERR_FORMAT_VERSION = 101,  /* made by a newer, unknown format */
+    FZ_ERR_HEADER_CHECKSUM = 102, /* fixed header corrupted */
+    FZ_ERR_CORRUPT_HEADER = 103,  /* a header field is out of range */
+    FZ_ERR_TRUNCATED = 104,       /* stream shorter than it says */
+    FZ_ERR_TABLE_CHECKSUM = 105,  /* chunk table corrupted */
+    FZ_ERR_CORRUPT_CHUNK = 106,   /* a chunk's payload is inconsistent */
+    FZ_ERR_DATA_CHECKSUM = 107,   /* decoded chunk differs from original */
     /* environment */
     FZ_ERR_NO_CUDA = 200, /* library built without the CUDA backend */
     FZ_ERR_NO_GPU = 201,  /* CUDA backend present but no usable device */
@@ -105,18 +105,18 @@ typedef enum fz_exec {
 
 typedef struct fz_params {
     fz_dtype dtype;
-    uint32_t ndims;              /* 1..4 */
-    uint64_t dims[FZ_MAX_DIMS];  /* dims[0] fastest; unused dims must be 1 */
+    uint32_t ndims;             /* 1..4 */
+    uint64_t dims[FZ_MAX_DIMS]; /* dims[0] fastest; unused dims must be 1 */
     fz_codec codec;
     fz_mode mode;
-    double bound;                /* error bound; 0 for lossless */
-    uint32_t flags;              /* FZ_FLAG_* */
-    fz_exec exec;                /* host API backend (not stored) */
-    int32_t threads;             /* CPU threads, 0 = all cores, < 0 invalid,
-                                    above FZ_MAX_THREADS means that many
-                                    (not stored) */
-    int32_t codec_options[4];    /* codec-specific, 0 = default */
-    uint32_t reserved[8];        /* must be zero */
+    double bound;             /* error bound; 0 for lossless */
+    uint32_t flags;           /* FZ_FLAG_* */
+    fz_exec exec;             /* host API backend (not stored) */
+    int32_t threads;          /* CPU threads, 0 = all cores, < 0 invalid,
+                                 above FZ_MAX_THREADS means that many
+                                 (not stored) */
+    int32_t codec_options[4]; /* codec-specific, 0 = default */
+    uint32_t reserved[8];     /* must be zero */
 } fz_params;
 
 /* Fill *p with defaults for a 1-D array of n values: codec sleek, lossless,
@@ -160,23 +160,23 @@ FZ_API fz_status fz_decompress(const void *src, size_t src_size, void *dst,
 
 /* ----------------------------------------------------- header inspection */
 typedef struct fz_info {
-    fz_params params;           /* dtype, shape, codec, mode, bound, flags */
-    double bound_effective;     /* the bound actually enforced (lossy) */
+    fz_params params;       /* dtype, shape, codec, mode, bound, flags */
+    double bound_effective; /* the bound actually enforced (lossy) */
     uint32_t format_version;
     uint32_t codec_version;
-    uint64_t original_bytes;    /* decompressed size */
-    uint64_t compressed_bytes;  /* total stream size */
-    uint64_t chunk_bytes;       /* uncompressed bytes per chunk */
+    uint64_t original_bytes;   /* decompressed size */
+    uint64_t compressed_bytes; /* total stream size */
+    uint64_t chunk_bytes;      /* uncompressed bytes per chunk */
     uint64_t chunk_count;
-    uint64_t payload_offset;    /* where chunk data starts */
-    int has_checksums;          /* per-chunk data checksums stored */
+    uint64_t payload_offset; /* where chunk data starts */
+    int has_checksums;       /* per-chunk data checksums stored */
 } fz_info;
 
 /* Read and validate the header (needs at least FZ_HEADER_BYTES bytes; the
  * chunk table is not read). Does not decode anything. */
 FZ_API fz_status fz_inspect(const void *src, size_t src_size, fz_info *info);
 
-FZ_API const char *fz_codec_name(fz_codec codec);   /* "sleek", or NULL */
+FZ_API const char *fz_codec_name(fz_codec codec); /* "sleek", or NULL */
 FZ_API fz_status fz_codec_from_name(const char *name, fz_codec *codec);
 
 /* ------------------------------------------------------------ device API
@@ -185,12 +185,12 @@ FZ_API fz_status fz_codec_from_name(const char *name, fz_codec *codec);
  * device (the current device for the legacy default stream, NULL).
  * Errors found on the device (corrupt stream, capacity too small) land in
  * the fz_device_result; read it after the stream completes. */
-struct CUstream_st;                         /* cudaStream_t is this pointer */
+struct CUstream_st; /* cudaStream_t is this pointer */
 typedef struct CUstream_st *fz_cuda_stream;
 
 typedef struct fz_device_result {
-    uint64_t size;    /* compressed (or decompressed) bytes */
-    int32_t status;   /* an fz_status */
+    uint64_t size;  /* compressed (or decompressed) bytes */
+    int32_t status; /* an fz_status */
     uint32_t reserved;
 } fz_device_result;
 
@@ -216,14 +216,11 @@ FZ_API fz_status fz_device_compress(const fz_params *p, const void *d_src,
  * with (kept by the caller, or fz_inspect() of a host copy of the header);
  * the device checks the stream against them (FZ_ERR_PARAMS_MISMATCH).
  * opts may be NULL. */
-FZ_API fz_status fz_device_decompress(const fz_params *p, const void *d_src,
-                                      size_t src_size, void *d_dst,
-                                      size_t dst_capacity, void *d_scratch,
-                                      size_t scratch_bytes,
-                                      const fz_decode_options *opts,
-                                      fz_device_result *d_result,
-                                      fz_device_result *h_result,
-                                      fz_cuda_stream stream);
+FZ_API fz_status fz_device_decompress(
+    const fz_params *p, const void *d_src, size_t src_size, void *d_dst,
+    size_t dst_capacity, void *d_scratch, size_t scratch_bytes,
+    const fz_decode_options *opts, fz_device_result *d_result,
+    fz_device_result *h_result, fz_cuda_stream stream);
 
 #ifdef __cplusplus
 }

@@ -44,7 +44,8 @@ static void encode_one(const fz_codec_cpu *codec, const fz_header *h,
                        uint32_t *size, uint32_t *sum) {
     uint64_t raw = fz_chunk_raw_bytes(h, c);
     const uint8_t *in = src + c * h->chunk_bytes;
-    size_t enc = codec->encode_chunk(h, in, raw / fz_dtype_size(h->dtype), slot);
+    size_t enc =
+        codec->encode_chunk(h, in, raw / fz_dtype_size(h->dtype), slot);
     if (enc >= raw) {
         memcpy(slot, in, (size_t)raw);
         enc = (size_t)raw;
@@ -78,9 +79,9 @@ fz_status fz_cpu_compress(const fz_params *p, const fz_header *h0,
 
     uint64_t pos = payload_off;
     for (uint64_t first = 0; first < h.chunk_count; first += batch) {
-        const int64_t nb = (int64_t)(h.chunk_count - first < batch
-                                         ? h.chunk_count - first
-                                         : batch);
+        const int64_t nb =
+            (int64_t)(h.chunk_count - first < batch ? h.chunk_count - first
+                                                    : batch);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
         for (int64_t i = 0; i < nb; i++)
             encode_one(codec, &h, (const uint8_t *)src, first + (uint64_t)i,

@@ -11,7 +11,9 @@
 #define FZ_STR2(x) #x
 #define FZ_STR(x) FZ_STR2(x)
 
-unsigned fz_version_number(void) { return FZ_VERSION_NUMBER; }
+unsigned fz_version_number(void) {
+    return FZ_VERSION_NUMBER;
+}
 
 const char *fz_version_string(void) {
     return FZ_STR(FZ_VERSION_MAJOR) "." FZ_STR(FZ_VERSION_MINOR) "." FZ_STR(
@@ -24,18 +26,23 @@ const char *fz_status_string(fz_status s) {
     case FZ_ERR_INVALID_ARGUMENT: return "invalid argument";
     case FZ_ERR_UNSUPPORTED: return "not supported by this codec or build";
     case FZ_ERR_DST_TOO_SMALL: return "output buffer too small";
-    case FZ_ERR_SIZE_MISMATCH: return "input size does not match dtype and shape";
+    case FZ_ERR_SIZE_MISMATCH:
+        return "input size does not match dtype and shape";
     case FZ_ERR_OUT_OF_MEMORY: return "out of memory";
     case FZ_ERR_SCRATCH_TOO_SMALL: return "device scratch buffer too small";
-    case FZ_ERR_PARAMS_MISMATCH: return "stream does not match the given parameters";
+    case FZ_ERR_PARAMS_MISMATCH:
+        return "stream does not match the given parameters";
     case FZ_ERR_BAD_MAGIC: return "not a floatz stream (bad magic)";
     case FZ_ERR_FORMAT_VERSION: return "unsupported floatz format version";
-    case FZ_ERR_HEADER_CHECKSUM: return "corrupt stream: header checksum mismatch";
+    case FZ_ERR_HEADER_CHECKSUM:
+        return "corrupt stream: header checksum mismatch";
     case FZ_ERR_CORRUPT_HEADER: return "corrupt stream: invalid header field";
     case FZ_ERR_TRUNCATED: return "truncated stream";
-    case FZ_ERR_TABLE_CHECKSUM: return "corrupt stream: chunk table checksum mismatch";
+    case FZ_ERR_TABLE_CHECKSUM:
+        return "corrupt stream: chunk table checksum mismatch";
     case FZ_ERR_CORRUPT_CHUNK: return "corrupt stream: invalid chunk data";
-    case FZ_ERR_DATA_CHECKSUM: return "corrupt stream: decoded data checksum mismatch";
+    case FZ_ERR_DATA_CHECKSUM:
+        return "corrupt stream: decoded data checksum mismatch";
     case FZ_ERR_NO_CUDA: return "library built without the CUDA backend";
     case FZ_ERR_NO_GPU: return "no usable CUDA device";
     case FZ_ERR_CUDA: return "CUDA runtime error";
@@ -155,8 +162,7 @@ fz_status fz_header_from_params(const fz_params *p, fz_header *h) {
     h->bound_eff_bits = 0;
     h->original_bytes = count * esize;
     h->chunk_bytes = codec->chunk_bytes(h);
-    h->chunk_count =
-        (h->original_bytes + h->chunk_bytes - 1) / h->chunk_bytes;
+    h->chunk_count = (h->original_bytes + h->chunk_bytes - 1) / h->chunk_bytes;
     return FZ_OK;
 }
 
@@ -216,8 +222,7 @@ fz_status fz_compress_bound(const fz_params *p, size_t *bound) {
 }
 
 fz_status fz_compress(const fz_params *p, const void *src, size_t src_bytes,
-                      void *dst, size_t dst_capacity,
-                      size_t *compressed_size) {
+                      void *dst, size_t dst_capacity, size_t *compressed_size) {
     if (!p || !dst || !compressed_size || p->threads < 0)
         return FZ_ERR_INVALID_ARGUMENT;
     fz_header h;
@@ -254,6 +259,6 @@ fz_status fz_decompress(const void *src, size_t src_size, void *dst,
     if (opts && opts->exec == FZ_EXEC_GPU)
         return fz_gpu_host_decompress(src, src_size, dst, dst_capacity, opts,
                                       decompressed_size);
-    return fz_cpu_decompress((const uint8_t *)src, src_size, dst,
-                             dst_capacity, opts, decompressed_size);
+    return fz_cpu_decompress((const uint8_t *)src, src_size, dst, dst_capacity,
+                             opts, decompressed_size);
 }

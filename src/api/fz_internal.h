@@ -29,8 +29,8 @@ fz_status fz_cpu_decompress(const uint8_t *src, size_t src_size, void *dst,
 
 /* GPU backend for host buffers (gpu_host.cu, or stubs without CUDA). */
 fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
-                               size_t src_bytes, void *dst,
-                               size_t dst_capacity, size_t *compressed_size);
+                               size_t src_bytes, void *dst, size_t dst_capacity,
+                               size_t *compressed_size);
 fz_status fz_gpu_host_decompress(const void *src, size_t src_size, void *dst,
                                  size_t dst_capacity,
                                  const fz_decode_options *o,

@@ -192,7 +192,8 @@ static FZ_HD int fz_header_parse(const uint8_t *src, uint64_t avail,
         if (d >= h->ndims && h->dims[d] != 1)
             return FZS_CORRUPT_HEADER;
         /* keep count * esize below 2^62: no overflow anywhere after this */
-        if (h->dims[d] != 0 && count > (((uint64_t)1 << 62) / esize) / h->dims[d])
+        if (h->dims[d] != 0 &&
+            count > (((uint64_t)1 << 62) / esize) / h->dims[d])
             return FZS_CORRUPT_HEADER;
         count *= h->dims[d];
     }

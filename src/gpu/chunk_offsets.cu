@@ -24,8 +24,8 @@ struct TableSize {
     }
 };
 
-typedef thrust::transform_iterator<TableSize,
-                                   thrust::counting_iterator<unsigned long long>>
+typedef thrust::transform_iterator<
+    TableSize, thrust::counting_iterator<unsigned long long>>
     SizeIterator;
 
 } // namespace

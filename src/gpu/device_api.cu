@@ -21,8 +21,8 @@ __global__ void finalize_compress(const fz_gpu_args a,
             a.dst[i] = 0;
         for (uint32_t i = 0; i < FZ_HDR_BYTES; i++)
             a.dst[i] = a.header[i];
-        fz_header_finalize(a.dst, total,
-                           fz_hash_final(a.scratch->table_sum, table_bytes / 4));
+        fz_header_finalize(
+            a.dst, total, fz_hash_final(a.scratch->table_sum, table_bytes / 4));
     }
     result->size = status == FZS_OK ? a.payload_off + total : 0;
     result->status = status;
@@ -36,8 +36,7 @@ __global__ void finalize_decompress(const fz_gpu_args a,
     fz_header h;
     if (status == FZS_OK)
         status = fz_gpu_check_stream(a, &h); /* also covers 0 chunks */
-    if (status == FZS_OK &&
-        a.offsets[a.expect.chunk_count] != h.payload_bytes)
+    if (status == FZS_OK && a.offsets[a.expect.chunk_count] != h.payload_bytes)
         status = FZS_CORRUPT_HEADER;
     if (status == FZS_OK &&
         fz_hash_final(a.scratch->table_sum, fz_table_bytes(&h) / 4) !=
@@ -71,7 +70,9 @@ struct DeviceScope {
     }
 };
 
-bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
+bool aligned16(const void *p) {
+    return ((uintptr_t)p & 15) == 0;
+}
 
 fz_status cuda_status(cudaError_t err) {
     if (err == cudaSuccess)
@@ -131,8 +132,8 @@ fz_status enqueue(const fz_gpu_args &a, bool compress,
                                        : FZ_GPU_SCRATCH_HEAD,
                               stream);
     if (err == cudaSuccess && !compress) {
-        uint8_t *temp = reinterpret_cast<uint8_t *>(a.scratch) +
-                        fz_gpu_offsets_end(n);
+        uint8_t *temp =
+            reinterpret_cast<uint8_t *>(a.scratch) + fz_gpu_offsets_end(n);
         err = fz_gpu_chunk_offsets(&a, temp, fz_gpu_offsets_temp_bytes(n),
                                    stream);
     }
@@ -175,10 +176,9 @@ fz_status fz_device_scratch_size(const fz_params *p, size_t *bytes) {
     return FZ_OK;
 }
 
-fz_status fz_device_compress(const fz_params *p, const void *d_src,
-                             void *d_dst, size_t dst_capacity,
-                             void *d_scratch, size_t scratch_bytes,
-                             fz_device_result *d_result,
+fz_status fz_device_compress(const fz_params *p, const void *d_src, void *d_dst,
+                             size_t dst_capacity, void *d_scratch,
+                             size_t scratch_bytes, fz_device_result *d_result,
                              fz_device_result *h_result,
                              fz_cuda_stream stream) {
     fz_gpu_args a;
@@ -202,22 +202,20 @@ fz_status fz_device_compress(const fz_params *p, const void *d_src,
     return enqueue(a, true, d_result, h_result, stream);
 }
 
-fz_status fz_device_decompress(const fz_params *p, const void *d_src,
-                               size_t src_size, void *d_dst,
-                               size_t dst_capacity, void *d_scratch,
-                               size_t scratch_bytes,
-                               const fz_decode_options *opts,
-                               fz_device_result *d_result,
-                               fz_device_result *h_result,
-                               fz_cuda_stream stream) {
+fz_status
+fz_device_decompress(const fz_params *p, const void *d_src, size_t src_size,
+                     void *d_dst, size_t dst_capacity, void *d_scratch,
+                     size_t scratch_bytes, const fz_decode_options *opts,
+                     fz_device_result *d_result, fz_device_result *h_result,
+                     fz_cuda_stream stream) {
     fz_gpu_args a;
     fz_status s = prepare(p, d_scratch, scratch_bytes, d_result, &a);
     if (s != FZ_OK)
         return s;
     if (!d_src || (!d_dst && a.expect.original_bytes) || !aligned16(d_src) ||
         !aligned16(d_dst) ||
-        (opts && ((opts->flags & ~FZ_DECODE_SKIP_CHECKSUM) != 0 ||
-                  opts->threads < 0)))
+        (opts &&
+         ((opts->flags & ~FZ_DECODE_SKIP_CHECKSUM) != 0 || opts->threads < 0)))
         return FZ_ERR_INVALID_ARGUMENT;
     if (dst_capacity < a.expect.original_bytes)
         return FZ_ERR_DST_TOO_SMALL;

@@ -110,8 +110,8 @@ fz_lookback_resolve(unsigned long long *state, unsigned long long chunk,
             s = idx < 0 ? FZ_LB_INCLUSIVE : fz_ld_volatile(&state[idx]);
             inclusive = __ballot_sync(FZ_FULL_MASK, (s >> 62) == 2);
             missing = __ballot_sync(FZ_FULL_MASK, (s >> 62) == 0);
-            unsigned before = inclusive ? (inclusive & -inclusive) - 1
-                                        : FZ_FULL_MASK;
+            unsigned before =
+                inclusive ? (inclusive & -inclusive) - 1 : FZ_FULL_MASK;
             if ((missing & before) == 0 && (inclusive || !missing))
                 break;
             __nanosleep(20);
@@ -129,8 +129,7 @@ fz_lookback_resolve(unsigned long long *state, unsigned long long chunk,
 
 /* Device-side validation of a stream before decoding: the same rules the
  * CPU applies to the header, plus the match with the caller's params. */
-static __device__ int fz_gpu_check_stream(const fz_gpu_args &a,
-                                          fz_header *h) {
+static __device__ int fz_gpu_check_stream(const fz_gpu_args &a, fz_header *h) {
     int s = fz_header_parse(a.src, a.src_size, h);
     if (s != FZS_OK)
         return s;

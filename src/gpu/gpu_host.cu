@@ -38,8 +38,7 @@ fz_status from_cuda(cudaError_t e) {
     if (e == cudaSuccess)
         return FZ_OK;
     cudaGetLastError();
-    return e == cudaErrorMemoryAllocation ? FZ_ERR_OUT_OF_MEMORY
-                                          : FZ_ERR_CUDA;
+    return e == cudaErrorMemoryAllocation ? FZ_ERR_OUT_OF_MEMORY : FZ_ERR_CUDA;
 }
 
 } // namespace
@@ -61,8 +60,8 @@ extern "C" fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
     if (s != FZ_OK)
         return s;
     fz_device_result r = {0, 0, 0};
-    s = from_cuda(cudaMemcpyAsync(d.src, src, src_bytes,
-                                  cudaMemcpyHostToDevice, d.stream));
+    s = from_cuda(cudaMemcpyAsync(d.src, src, src_bytes, cudaMemcpyHostToDevice,
+                                  d.stream));
     if (s == FZ_OK)
         s = fz_device_compress(p, d.src, d.dst, bound, d.scratch, scratch,
                                d.result, nullptr, d.stream);
@@ -104,8 +103,8 @@ extern "C" fz_status fz_gpu_host_decompress(const void *src, size_t src_size,
     if (s != FZ_OK)
         return s;
     fz_device_result r = {0, 0, 0};
-    s = from_cuda(cudaMemcpyAsync(d.src, src, src_size,
-                                  cudaMemcpyHostToDevice, d.stream));
+    s = from_cuda(cudaMemcpyAsync(d.src, src, src_size, cudaMemcpyHostToDevice,
+                                  d.stream));
     if (s == FZ_OK)
         s = fz_device_decompress(&info.params, d.src, src_size, d.dst,
                                  (size_t)info.original_bytes, d.scratch,

@@ -2,7 +2,9 @@
  * clearly instead of failing at link time. */
 #include "../api/fz_internal.h"
 
-int fz_gpu_count(void) { return 0; }
+int fz_gpu_count(void) {
+    return 0;
+}
 
 fz_status fz_device_scratch_size(const fz_params *p, size_t *bytes) {
     (void)p;
@@ -10,10 +12,9 @@ fz_status fz_device_scratch_size(const fz_params *p, size_t *bytes) {
     return FZ_ERR_NO_CUDA;
 }
 
-fz_status fz_device_compress(const fz_params *p, const void *d_src,
-                             void *d_dst, size_t dst_capacity,
-                             void *d_scratch, size_t scratch_bytes,
-                             fz_device_result *d_result,
+fz_status fz_device_compress(const fz_params *p, const void *d_src, void *d_dst,
+                             size_t dst_capacity, void *d_scratch,
+                             size_t scratch_bytes, fz_device_result *d_result,
                              fz_device_result *h_result,
                              fz_cuda_stream stream) {
     (void)p, (void)d_src, (void)d_dst, (void)dst_capacity, (void)d_scratch;
@@ -21,14 +22,12 @@ fz_status fz_device_compress(const fz_params *p, const void *d_src,
     return FZ_ERR_NO_CUDA;
 }
 
-fz_status fz_device_decompress(const fz_params *p, const void *d_src,
-                               size_t src_size, void *d_dst,
-                               size_t dst_capacity, void *d_scratch,
-                               size_t scratch_bytes,
-                               const fz_decode_options *opts,
-                               fz_device_result *d_result,
-                               fz_device_result *h_result,
-                               fz_cuda_stream stream) {
+fz_status
+fz_device_decompress(const fz_params *p, const void *d_src, size_t src_size,
+                     void *d_dst, size_t dst_capacity, void *d_scratch,
+                     size_t scratch_bytes, const fz_decode_options *opts,
+                     fz_device_result *d_result, fz_device_result *h_result,
+                     fz_cuda_stream stream) {
     (void)p, (void)d_src, (void)src_size, (void)d_dst, (void)dst_capacity;
     (void)d_scratch, (void)scratch_bytes, (void)opts, (void)d_result;
     (void)h_result, (void)stream;
@@ -36,8 +35,8 @@ fz_status fz_device_decompress(const fz_params *p, const void *d_src,
 }
 
 fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
-                               size_t src_bytes, void *dst,
-                               size_t dst_capacity, size_t *compressed_size) {
+                               size_t src_bytes, void *dst, size_t dst_capacity,
+                               size_t *compressed_size) {
     (void)p, (void)src, (void)src_bytes, (void)dst, (void)dst_capacity;
     (void)compressed_size;
     return FZ_ERR_NO_CUDA;

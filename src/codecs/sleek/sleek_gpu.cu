@@ -18,8 +18,12 @@ constexpr int kSubsPerWarp = SLEEK_SUBS / kWarps; /* 4 */
 /* Per-type constants and the shared transforms. */
 template <typename T> struct Word;
 template <> struct Word<uint32_t> {
-    static __device__ uint32_t fwd(uint32_t x) { return sleek_fwd32(x); }
-    static __device__ uint32_t inv(uint32_t x) { return sleek_inv32(x); }
+    static __device__ uint32_t fwd(uint32_t x) {
+        return sleek_fwd32(x);
+    }
+    static __device__ uint32_t inv(uint32_t x) {
+        return sleek_inv32(x);
+    }
     static __device__ uint32_t warp_or(uint32_t x) {
         return __reduce_or_sync(FZ_FULL_MASK, x);
     }
@@ -28,8 +32,12 @@ template <> struct Word<uint32_t> {
     }
 };
 template <> struct Word<uint64_t> {
-    static __device__ uint64_t fwd(uint64_t x) { return sleek_fwd64(x); }
-    static __device__ uint64_t inv(uint64_t x) { return sleek_inv64(x); }
+    static __device__ uint64_t fwd(uint64_t x) {
+        return sleek_fwd64(x);
+    }
+    static __device__ uint64_t inv(uint64_t x) {
+        return sleek_inv64(x);
+    }
     static __device__ uint64_t warp_or(uint64_t x) {
         uint32_t lo = __reduce_or_sync(FZ_FULL_MASK, (uint32_t)x);
         uint32_t hi = __reduce_or_sync(FZ_FULL_MASK, (uint32_t)(x >> 32));
@@ -46,7 +54,6 @@ template <typename T> struct Layout {
     static constexpr int V = SLEEK_SUB_BYTES / sizeof(T); /* per subchunk */
     static constexpr int VPL = V / 32;                    /* per lane */
 };
-
 
 /* Exclusive byte offset (within the chunk) and packed bytes of subchunk
  * `lane`, from the width table; every warp computes it redundantly, which
@@ -257,7 +264,8 @@ __device__ void prefetch_raw(const fz_gpu_args &a, uint64_t c, uint8_t *stage) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
     for (int j = 0; j < kSubsPerWarp; j++) {
-        const uint32_t at = (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES + lane * 16;
+        const uint32_t at =
+            (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES + lane * 16;
         if (at + 16 <= raw) {
             __pipeline_memcpy_async(stage + at, in + at, 16);
         } else { /* the tail of the last chunk: plain loads, zero-filled */
@@ -331,7 +339,8 @@ __global__ void __launch_bounds__(kThreads, 3)
         uint32_t width[kSubsPerWarp];
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++)
-            load16<T>(bs.stage[s] + (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES +
+            load16<T>(bs.stage[s] +
+                          (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES +
                           lane * 16,
                       v[j]);
         const uint32_t hsum = checksums ? lane_hash<T>(v, nvals) : 0;
@@ -370,7 +379,7 @@ __global__ void __launch_bounds__(kThreads, 3)
             atomicAdd(&a.scratch->table_sum, tsum);
         }
         __syncthreads(); /* widths read by every warp before packing */
-        if (verbatim) { /* the raw bytes, back from the transform */
+        if (verbatim) {  /* the raw bytes, back from the transform */
 #pragma unroll
             for (int j = 0; j < kSubsPerWarp; j++) {
 #pragma unroll
@@ -379,7 +388,8 @@ __global__ void __launch_bounds__(kThreads, 3)
                 uint4 q;
                 memcpy(&q, v[j], 16);
                 *reinterpret_cast<uint4 *>(
-                    out + (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES + lane * 16) = q;
+                    out + (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES +
+                    lane * 16) = q;
             }
         } else { /* zero this warp's region, then OR the packed bits in */
             const int sub0 = warp * kSubsPerWarp;
@@ -393,9 +403,11 @@ __global__ void __launch_bounds__(kThreads, 3)
             __syncwarp();
 #pragma unroll
             for (int j = 0; j < kSubsPerWarp; j++) {
-                const uint32_t off = __shfl_sync(FZ_FULL_MASK, my_off, sub0 + j);
+                const uint32_t off =
+                    __shfl_sync(FZ_FULL_MASK, my_off, sub0 + j);
                 if (width[j])
-                    pack_lane(v[j], width[j], reinterpret_cast<uint32_t *>(out + off));
+                    pack_lane(v[j], width[j],
+                              reinterpret_cast<uint32_t *>(out + off));
             }
         }
         if (prev != ~0ull)
@@ -443,7 +455,9 @@ __device__ void prefetch_stored(const fz_gpu_args &a, const fz_header &h,
         return;
     const uint8_t *in = a.src + a.payload_off + off;
     uint8_t *st = bs.stage[s];
-    const uint32_t piece = ((off | size) & 15) == 0 ? 16 : ((off | size) & 7) == 0 ? 8 : 4;
+    const uint32_t piece = ((off | size) & 15) == 0  ? 16
+                           : ((off | size) & 7) == 0 ? 8
+                                                     : 4;
     for (uint32_t i = threadIdx.x * piece; i < size; i += kThreads * piece)
         __pipeline_memcpy_async(st + i, in + i, piece);
 }
@@ -528,7 +542,8 @@ __global__ void __launch_bounds__(kThreads, 3)
                     for (int e = 0; e < L::VPL; e++)
                         v[j][e] = 0;
                 } else {
-                    unpack_lane(reinterpret_cast<const uint32_t *>(st + off), n, v[j]);
+                    unpack_lane(reinterpret_cast<const uint32_t *>(st + off), n,
+                                v[j]);
                 }
                 T any = 0;
 #pragma unroll
@@ -554,7 +569,8 @@ __global__ void __launch_bounds__(kThreads, 3)
             fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
         if (a.verify && checksums) {
             uint32_t total = block_sum_to_thread0(hsum, bs.hash);
-            if (threadIdx.x == 0 && fz_hash_final(total, raw / 4) != bs.stage_want[s])
+            if (threadIdx.x == 0 &&
+                fz_hash_final(total, raw / 4) != bs.stage_want[s])
                 fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
         }
         c = c_next;
@@ -587,13 +603,17 @@ cudaError_t launch(K kernel, int smem, const fz_gpu_args *a, int sm_count,
 cudaError_t fz_sleek_gpu_compress(const fz_gpu_args *a, int sm_count,
                                   cudaStream_t stream) {
     return a->expect.dtype == 1
-               ? launch(sleek_compress_kernel<uint32_t>, (int)sizeof(CompressShared), a, sm_count, stream)
-               : launch(sleek_compress_kernel<uint64_t>, (int)sizeof(CompressShared), a, sm_count, stream);
+               ? launch(sleek_compress_kernel<uint32_t>,
+                        (int)sizeof(CompressShared), a, sm_count, stream)
+               : launch(sleek_compress_kernel<uint64_t>,
+                        (int)sizeof(CompressShared), a, sm_count, stream);
 }
 
 cudaError_t fz_sleek_gpu_decompress(const fz_gpu_args *a, int sm_count,
                                     cudaStream_t stream) {
     return a->expect.dtype == 1
-               ? launch(sleek_decompress_kernel<uint32_t>, (int)sizeof(DecodeShared), a, sm_count, stream)
-               : launch(sleek_decompress_kernel<uint64_t>, (int)sizeof(DecodeShared), a, sm_count, stream);
+               ? launch(sleek_decompress_kernel<uint32_t>,
+                        (int)sizeof(DecodeShared), a, sm_count, stream)
+               : launch(sleek_decompress_kernel<uint64_t>,
+                        (int)sizeof(DecodeShared), a, sm_count, stream);
 }

@@ -20,7 +20,7 @@
 #define SLEEK_CHUNK_BYTES 16384u
 #define SLEEK_SUB_BYTES 512u
 #define SLEEK_SUBS (SLEEK_CHUNK_BYTES / SLEEK_SUB_BYTES) /* 32 */
-#define SLEEK_WIDTHS_BYTES SLEEK_SUBS                   /* one byte each */
+#define SLEEK_WIDTHS_BYTES SLEEK_SUBS                    /* one byte each */
 
 /* Rotate the sign into the LSB, remap the biased exponent so that exponents
  * near 0 get many leading zeros (0 stays 0, E>128 -> E-128, E<=128 ->

@@ -1,0 +1,129 @@
+/* Shared helpers of the floatz test suite: assertion macros that report
+ * file:line and the failing expression and exit(1), a deterministic PRNG,
+ * data generators for f32/f64 arrays, and guarded buffers that catch writes
+ * past a capacity. Tests use only the public API unless they say otherwise. */
+#ifndef FZ_TEST_UTIL_H
+#define FZ_TEST_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "floatz.h"
+
+/* ------------------------------------------------------------ assertions */
+_Noreturn void tu_fail(const char *file, int line, const char *expr,
+                       const char *detail);
+void tu_fail_status(const char *file, int line, const char *expr, fz_status got,
+                    fz_status want);
+void tu_fail_u64(const char *file, int line, const char *expr, uint64_t got,
+                 uint64_t want);
+
+/* Text printed with every failure (the case being tested), printf-style. */
+void tu_context(const char *fmt, ...);
+
+#define CHECK(expr)                                                            \
+    do {                                                                       \
+        if (!(expr))                                                           \
+            tu_fail(__FILE__, __LINE__, #expr, NULL);                          \
+    } while (0)
+
+#define CHECK_STATUS(expr, want)                                               \
+    do {                                                                       \
+        fz_status tu_got_ = (expr);                                            \
+        if (tu_got_ != (want))                                                 \
+            tu_fail_status(__FILE__, __LINE__, #expr, tu_got_, (want));        \
+    } while (0)
+
+#define CHECK_OK(expr) CHECK_STATUS(expr, FZ_OK)
+
+#define CHECK_EQ_U64(got, want)                                                \
+    do {                                                                       \
+        uint64_t tu_g_ = (uint64_t)(got), tu_w_ = (uint64_t)(want);            \
+        if (tu_g_ != tu_w_)                                                    \
+            tu_fail_u64(__FILE__, __LINE__, #got " == " #want, tu_g_, tu_w_);  \
+    } while (0)
+
+/* A call that must fail: any status but FZ_OK. */
+#define CHECK_ERROR(expr)                                                      \
+    do {                                                                       \
+        if ((expr) == FZ_OK)                                                   \
+            tu_fail(__FILE__, __LINE__, #expr,                                 \
+                    "returned FZ_OK, expected an error");                      \
+    } while (0)
+
+/* ------------------------------------------------------------------ PRNG */
+typedef struct tu_rng {
+    uint64_t state;
+} tu_rng;
+
+tu_rng tu_rng_make(uint64_t seed);
+uint64_t tu_next(tu_rng *r); /* splitmix64 */
+uint32_t tu_next32(tu_rng *r);
+uint64_t tu_below(tu_rng *r, uint64_t n); /* uniform-ish in [0, n) */
+void tu_fill_bytes(tu_rng *r, void *dst, size_t n);
+
+/* ------------------------------------------------------------ generators */
+typedef enum tu_gen {
+    TU_GEN_RANDOM_BITS, /* every bit pattern, NaNs included */
+    TU_GEN_SMOOTH,      /* sums of sines around a positive offset */
+    TU_GEN_WAVE,        /* both signs, zero crossings, exponents -20..20 */
+    TU_GEN_CONSTANT,    /* one nonzero value repeated */
+    TU_GEN_ZEROS,       /* +0.0 everywhere */
+    TU_GEN_SPECIAL,     /* NaNs, infinities, zeros, subnormals, extremes */
+    TU_GEN_MIXED,       /* wave data with sparse specials (encoded) */
+    TU_GEN_PATCHWORK,   /* whole chunks alternating random bits and smooth */
+    TU_GEN_COUNT
+} tu_gen;
+
+const char *tu_gen_name(tu_gen g);
+
+/* Whether SLEEK must compress this generator's data (sizes >= one chunk):
+ * the encoder, not only the verbatim fallback, is then exercised. */
+int tu_gen_compressible(tu_gen g);
+
+/* Fill n values of dtype at dst (no alignment needed). */
+void tu_fill(tu_gen g, fz_dtype dtype, void *dst, size_t n, uint64_t seed);
+
+/* Bit patterns of special values (both signs, quiet and signalling NaNs
+ * with several payloads, zeros, infinities, subnormals, min/max normals). */
+size_t tu_special32(const uint32_t **values);
+size_t tu_special64(const uint64_t **values);
+
+size_t tu_dtype_size(fz_dtype dtype);
+const char *tu_dtype_name(fz_dtype dtype);
+
+/* Values per 16 KiB SLEEK chunk. */
+size_t tu_chunk_values(fz_dtype dtype);
+
+/* --------------------------------------------------------- guarded memory
+ * A buffer of `capacity` usable bytes followed by TU_GUARD_BYTES of a known
+ * pattern; tu_guard_intact() tells whether anything wrote past capacity. */
+#define TU_GUARD_BYTES 64
+
+typedef struct tu_buf {
+    uint8_t *data;
+    size_t capacity;
+} tu_buf;
+
+tu_buf tu_buf_alloc(size_t capacity);
+void tu_buf_free(tu_buf *b);
+int tu_guard_intact(const tu_buf *b);
+
+/* malloc that fails the test on NULL; xmalloc(0) returns a valid pointer. */
+void *tu_xmalloc(size_t n);
+
+/* ---------------------------------------------------------- fz shortcuts */
+/* Lossless params for n values of dtype; flags = FZ_FLAG_*. */
+fz_params tu_params(fz_dtype dtype, uint64_t n, uint32_t flags);
+
+/* Compress into a fresh buffer of fz_compress_bound bytes; fails the test on
+ * error. *size gets the stream length; free() the result. */
+uint8_t *tu_compress(const fz_params *p, const void *src, size_t *size);
+
+/* Decode options: CPU, given threads and flags. */
+fz_decode_options tu_decode_opts(int32_t threads, uint32_t flags);
+
+/* Nonzero when built with AddressSanitizer (slow exhaustive loops shrink). */
+int tu_under_sanitizer(void);
+
+#endif /* FZ_TEST_UTIL_H */

@@ -1,0 +1,325 @@
+/* Unit tests of the SLEEK value transform (sleek_xform.h) and the floatz
+ * checksum (fz_hash.h), both internal headers shared by CPU and GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/codecs/sleek/sleek_xform.h"
+#include "../src/common/fz_hash.h"
+#include "../src/format/fz_container.h"
+#include "test_util.h"
+
+static unsigned cases_run;
+
+static uint32_t f32_bits(float f) {
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
+
+static uint64_t f64_bits(double d) {
+    uint64_t b;
+    memcpy(&b, &d, 8);
+    return b;
+}
+
+/* -------------------------------------------------------- f32 transform */
+/* Failures among the 2^16 patterns hi:lo with lo = 0, step, 2*step, ...:
+ * inverse of forward is the identity, and the sign lives in bit 1 of the
+ * output. */
+static uint32_t block_failures32(uint32_t hi, uint32_t step) {
+    uint32_t bad = 0;
+    for (uint32_t lo = 0; lo < 65536; lo += step) {
+        const uint32_t x = hi << 16 | lo, t = sleek_fwd32(x);
+        const int inverse_ok = sleek_inv32(t) == x;
+        const int sign_ok = (sleek_fwd32(x ^ 0x80000000u) ^ t) == 2u;
+        bad += !(inverse_ok && sign_ok);
+    }
+    return bad;
+}
+
+/* Every pattern of block hi: inverse of forward only (branch-free, so it
+ * vectorizes). On all 2^32 inputs this makes the forward a bijection. */
+static uint32_t block_inverse_failures32(uint32_t hi) {
+    uint32_t bad = 0;
+    for (uint32_t lo = 0; lo < 65536; lo++) {
+        const uint32_t x = hi << 16 | lo;
+        bad += sleek_inv32(sleek_fwd32(x)) != x;
+    }
+    return bad;
+}
+
+/* Total failures over all blocks; *first_block gets the lowest failing
+ * block (65536 if none). step 0 = exhaustive inverse check. */
+static uint64_t scan_patterns32(uint32_t step, uint32_t *first_block) {
+    uint64_t bad = 0;
+    uint32_t first = 65536;
+#pragma omp parallel for reduction(+ : bad) reduction(min : first)          \
+    schedule(static)
+    for (int32_t hi = 0; hi < 65536; hi++) {
+        uint32_t b = step == 0 ? block_inverse_failures32((uint32_t)hi)
+                               : block_failures32((uint32_t)hi, step);
+        bad += b;
+        if (b && (uint32_t)hi < first)
+            first = (uint32_t)hi;
+    }
+    *first_block = first;
+    return bad;
+}
+
+static void report_first_failure32(uint32_t block) {
+    for (uint32_t lo = 0; block < 65536 && lo < 65536; lo++) {
+        const uint32_t x = block << 16 | lo, t = sleek_fwd32(x);
+        if (sleek_inv32(t) != x || (sleek_fwd32(x ^ 0x80000000u) ^ t) != 2u) {
+            fprintf(stderr, "f32 transform fails for 0x%08X\n", (unsigned)x);
+            return;
+        }
+    }
+}
+
+static void check_scan32(uint32_t step) {
+    uint32_t first = 0;
+    tu_context("sleek f32 transform, 2^32 patterns, step %u (0: all)", step);
+    uint64_t bad = scan_patterns32(step, &first);
+    if (bad)
+        report_first_failure32(first);
+    CHECK_EQ_U64(bad, 0);
+    cases_run++;
+}
+
+/* Every pattern normally; under sanitizers (slow) a prime stride through
+ * every block instead, which still meets every sign and exponent. */
+static void test_xform32_all_patterns(void) {
+    check_scan32(61);
+    if (!tu_under_sanitizer())
+        check_scan32(0);
+}
+
+/* -------------------------------------------------------- f64 transform */
+static int xform64_ok(uint64_t x) {
+    const uint64_t t = sleek_fwd64(x), sign = (uint64_t)1 << 63;
+    return sleek_inv64(t) == x && sleek_fwd64(sleek_inv64(x)) == x &&
+           (sleek_fwd64(x ^ sign) ^ t) == 2u;
+}
+
+static void check64(uint64_t x) {
+    if (!xform64_ok(x)) {
+        fprintf(stderr, "failing f64 pattern 0x%016llX\n",
+                (unsigned long long)x);
+        CHECK(xform64_ok(x));
+    }
+}
+
+static void test_xform64_patterns(void) {
+    tu_context("sleek f64 transform");
+    const uint64_t *special;
+    size_t ns = tu_special64(&special);
+    for (size_t i = 0; i < ns; i++)
+        check64(special[i]);
+    /* every exponent and sign, with edge and random mantissas */
+    tu_rng r = tu_rng_make(64);
+    const uint64_t mant = ((uint64_t)1 << 52) - 1;
+    for (uint64_t top = 0; top < 4096; top++) {
+        const uint64_t mants[] = {0, 1, mant, mant - 1, tu_next(&r) & mant};
+        for (int k = 0; k < 5; k++)
+            check64(top << 52 | mants[k]);
+    }
+    const int64_t count = tu_under_sanitizer() ? 1 << 22 : 1 << 25;
+    for (int64_t i = 0; i < count; i++)
+        check64(tu_next(&r));
+    /* the image side too: small transformed values */
+    for (uint64_t t = 0; t < (1u << 20); t++)
+        check64(sleek_inv64(t));
+    cases_run++;
+}
+
+/* ------------------------------------------------ transform properties */
+static void test_specific_values(void) {
+    tu_context("specific transform values");
+    CHECK_EQ_U64(sleek_fwd32(0), 0); /* +0.0 pads partial chunks */
+    CHECK_EQ_U64(sleek_fwd64(0), 0);
+    CHECK_EQ_U64(sleek_inv32(0), 0);
+    CHECK_EQ_U64(sleek_inv64(0), 0);
+    CHECK(sleek_fwd32(0x80000000u) < 4); /* -0.0: sign only, tiny */
+    CHECK(sleek_fwd64((uint64_t)1 << 63) < 4);
+    /* exponents near 0 get many leading zeros, far ones few */
+    CHECK(fz_clz32(sleek_fwd32(f32_bits(1e30f))) <
+          fz_clz32(sleek_fwd32(f32_bits(1.5f))));
+    CHECK(fz_clz32(sleek_fwd32(f32_bits(1e-30f))) <
+          fz_clz32(sleek_fwd32(f32_bits(0.75f))));
+    CHECK(fz_clz64(sleek_fwd64(f64_bits(1e300))) <
+          fz_clz64(sleek_fwd64(f64_bits(1.5))));
+    CHECK(fz_clz32(sleek_fwd32(f32_bits(1.0f))) > fz_clz32(f32_bits(1.0f)));
+    CHECK(fz_clz64(sleek_fwd64(f64_bits(1.0))) > fz_clz64(f64_bits(1.0)));
+    cases_run++;
+}
+
+/* Values with |x| in [0.25, 16) (binary exponent -2..3): the remapped
+ * exponent is small, so f32 outputs have >= 5 and f64 >= 8 leading zeros. */
+static void test_leading_zeros_near_one(void) {
+    tu_context("leading zeros near 1.0");
+    tu_rng r = tu_rng_make(7);
+    for (int i = 0; i < 100000; i++) {
+        double u = (double)(tu_next(&r) >> 11) * 0x1p-53; /* [0, 1) */
+        double x = 0.25 * (1.0 + u * 63.0);               /* [0.25, 16) */
+        if (i & 1)
+            x = -x;
+        CHECK(fz_clz32(sleek_fwd32(f32_bits((float)x))) >= 5);
+        CHECK(fz_clz64(sleek_fwd64(f64_bits(x))) >= 8);
+    }
+    cases_run++;
+}
+
+static void test_widths(void) {
+    tu_context("widths and packed sizes");
+    CHECK_EQ_U64(sleek_width32(0), 0);
+    CHECK_EQ_U64(sleek_width32(1), 1);
+    CHECK_EQ_U64(sleek_width32(2), 2);
+    CHECK_EQ_U64(sleek_width32(0x7FFFFFFFu), 31);
+    CHECK_EQ_U64(sleek_width32(0x80000000u), 32);
+    CHECK_EQ_U64(sleek_width64(0), 0);
+    CHECK_EQ_U64(sleek_width64(1), 1);
+    CHECK_EQ_U64(sleek_width64((uint64_t)1 << 40), 41);
+    CHECK_EQ_U64(sleek_width64(UINT64_MAX), 64);
+    CHECK_EQ_U64(sleek_sub_values(4), 128);
+    CHECK_EQ_U64(sleek_sub_values(8), 64);
+    CHECK_EQ_U64(sleek_sub_packed_bytes(4, 32), SLEEK_SUB_BYTES);
+    CHECK_EQ_U64(sleek_sub_packed_bytes(8, 64), SLEEK_SUB_BYTES);
+    CHECK_EQ_U64(sleek_sub_packed_bytes(4, 1), 16);
+    CHECK_EQ_U64(sleek_sub_packed_bytes(8, 1), 8);
+    CHECK_EQ_U64(sleek_sub_packed_bytes(4, 0), 0);
+    CHECK_EQ_U64(SLEEK_SUBS, 32);
+    cases_run++;
+}
+
+/* -------------------------------------------------------------- checksum */
+/* Single-bit flips of a 16 KiB buffer: each must change the hash. */
+static uint64_t undetected_bit_flips(const uint8_t *buf, size_t bytes,
+                                     uint32_t ref) {
+    uint64_t missed = 0;
+    const int64_t bits = (int64_t)bytes * 8;
+#pragma omp parallel reduction(+ : missed)
+    {
+        uint8_t *copy = (uint8_t *)tu_xmalloc(bytes);
+        memcpy(copy, buf, bytes);
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < bits; b++) {
+            copy[b / 8] ^= (uint8_t)(1u << (b % 8));
+            missed += fz_hash_bytes(copy, bytes) == ref;
+            copy[b / 8] ^= (uint8_t)(1u << (b % 8));
+        }
+        free(copy);
+    }
+    return missed;
+}
+
+static void test_hash_single_bit_flips(void) {
+    const size_t bytes = 16384;
+    uint8_t *buf = (uint8_t *)tu_xmalloc(bytes);
+    tu_rng r = tu_rng_make(16);
+    tu_fill_bytes(&r, buf, bytes);
+    tu_context("hash: every single-bit flip of 16 KiB");
+    CHECK_EQ_U64(undetected_bit_flips(buf, bytes, fz_hash_bytes(buf, bytes)),
+                 0);
+    free(buf);
+    cases_run++;
+}
+
+static void test_hash_word_swaps(void) {
+    enum { N = 4096 };
+    uint32_t w[N];
+    tu_rng r = tu_rng_make(17);
+    tu_fill_bytes(&r, w, sizeof w);
+    const uint32_t ref = fz_hash_bytes((const uint8_t *)w, sizeof w);
+    tu_context("hash: swapped words");
+    for (int k = 0; k < 20000; k++) {
+        size_t i = (size_t)tu_below(&r, N), j = (size_t)tu_below(&r, N);
+        if (w[i] == w[j])
+            continue;
+        uint32_t t = w[i];
+        w[i] = w[j], w[j] = t;
+        CHECK(fz_hash_bytes((const uint8_t *)w, sizeof w) != ref);
+        w[j] = w[i], w[i] = t;
+    }
+    cases_run++;
+}
+
+/* The same bit flipped in two different words (a two-bit error): the two
+ * term changes must not cancel in the sum. */
+static void test_hash_double_bit_flips(void) {
+    enum { N = 4096 };
+    uint32_t w[N];
+    tu_rng r = tu_rng_make(20);
+    tu_fill_bytes(&r, w, sizeof w);
+    const uint32_t ref = fz_hash_bytes((const uint8_t *)w, sizeof w);
+    for (uint32_t bit = 0; bit < 32; bit++) {
+        tu_context("hash: bit %u flipped in two words", bit);
+        for (int k = 0; k < 1000; k++) {
+            size_t i = (size_t)tu_below(&r, N), j = (size_t)tu_below(&r, N);
+            if (i == j)
+                continue;
+            w[i] ^= 1u << bit, w[j] ^= 1u << bit;
+            CHECK(fz_hash_bytes((const uint8_t *)w, sizeof w) != ref);
+            w[i] ^= 1u << bit, w[j] ^= 1u << bit;
+        }
+    }
+    cases_run++;
+}
+
+/* Partial sums over parts, each with its first position, add up to the
+ * whole; fz_hash_final of the whole sum is fz_hash_bytes (little-endian). */
+static void test_hash_split_sums(void) {
+    enum { N = 4096 };
+    uint32_t w[N];
+    tu_rng r = tu_rng_make(18);
+    tu_fill_bytes(&r, w, sizeof w);
+    const uint32_t whole = fz_hash_sum(w, N, 0);
+    tu_context("hash: split sums");
+    CHECK_EQ_U64(fz_hash_final(whole, N),
+                 fz_hash_bytes((const uint8_t *)w, sizeof w));
+    const uint64_t splits[] = {0, 1, 7, 31, 2048, 4095, 4096};
+    for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
+        uint64_t k = splits[i];
+        uint32_t sum = fz_hash_sum(w + k, N - k, k) + fz_hash_sum(w, k, 0);
+        CHECK_EQ_U64(sum, whole);
+    }
+    /* three parts added in another order */
+    uint32_t s3 = fz_hash_sum(w + 3000, N - 3000, 3000) +
+                  fz_hash_sum(w, 1000, 0) + fz_hash_sum(w + 1000, 2000, 1000);
+    CHECK_EQ_U64(s3, whole);
+    /* the position matters: a part hashed at the wrong position differs */
+    CHECK(fz_hash_sum(w + 100, 50, 101) != fz_hash_sum(w + 100, 50, 100));
+    cases_run++;
+}
+
+static void test_header_hash_bit_flips(void) {
+    uint8_t hdr[FZ_HDR_BYTES];
+    tu_rng r = tu_rng_make(19);
+    tu_fill_bytes(&r, hdr, sizeof hdr);
+    const uint32_t ref = fz_header_hash(hdr);
+    tu_context("header hash: single-bit flips");
+    for (int b = 0; b < FZ_OFF_HEADER_HASH * 8; b++) {
+        hdr[b / 8] ^= (uint8_t)(1u << (b % 8));
+        CHECK(fz_header_hash(hdr) != ref);
+        hdr[b / 8] ^= (uint8_t)(1u << (b % 8));
+    }
+    /* the stored hash itself is not hashed */
+    hdr[FZ_OFF_HEADER_HASH] ^= 1;
+    CHECK_EQ_U64(fz_header_hash(hdr), ref);
+    cases_run++;
+}
+
+int main(void) {
+    test_specific_values();
+    test_leading_zeros_near_one();
+    test_widths();
+    test_xform64_patterns();
+    test_xform32_all_patterns();
+    test_hash_single_bit_flips();
+    test_hash_double_bit_flips();
+    test_hash_word_swaps();
+    test_hash_split_sums();
+    test_header_hash_bit_flips();
+    printf("test_xform: %u cases passed\n", cases_run);
+    return 0;
+}
