@@ -3,10 +3,13 @@
  * scratch slots, fix the output offsets in chunk order, copy in parallel.
  * Memory stays bounded (threads x 16 slots) whatever the input size, and
  * the bytes never depend on the thread count. */
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../codecs/fz_codec.h"
+#include "../common/fz_bound.h"
 #include "fz_internal.h"
 
 #define CHUNKS_PER_THREAD_BATCH 16
@@ -37,21 +40,44 @@ static fz_status batch_alloc(batch_buffers *b, uint64_t n, size_t slot) {
     return FZ_OK;
 }
 
-/* Encode one chunk into its slot; falls back to verbatim when the encoding
- * is not smaller than the raw bytes. */
 static void encode_one(const fz_codec_cpu *codec, const fz_header *h,
                        const uint8_t *src, uint64_t c, uint8_t *slot,
                        uint32_t *size, uint32_t *sum) {
     uint64_t raw = fz_chunk_raw_bytes(h, c);
     const uint8_t *in = src + c * h->chunk_bytes;
-    size_t enc =
-        codec->encode_chunk(h, in, raw / fz_dtype_size(h->dtype), slot);
-    if (enc >= raw) {
-        memcpy(slot, in, (size_t)raw);
-        enc = (size_t)raw;
+    *size = (uint32_t)codec->encode_chunk(h, in, raw / fz_dtype_size(h->dtype),
+                                          slot, sum);
+    if (!(h->flags & FZ_HDR_FLAG_CHECKSUMS))
+        *sum = 0;
+}
+
+/* max - min of the finite values, in double (0 when there are none).
+ * min/max are exact and order-free: any thread count, same result. */
+static double value_range(const fz_header *h, const void *src, int threads) {
+    const int64_t n = (int64_t)(h->original_bytes / fz_dtype_size(h->dtype));
+    double lo = DBL_MAX, hi = -DBL_MAX;
+    if (h->dtype == 1) {
+        const float *v = (const float *)src;
+#pragma omp parallel for num_threads(threads) reduction(min                    \
+                                                        : lo) reduction(max    \
+                                                                        : hi)
+        for (int64_t i = 0; i < n; i++)
+            if (isfinite(v[i])) {
+                lo = v[i] < lo ? v[i] : lo;
+                hi = v[i] > hi ? v[i] : hi;
+            }
+    } else {
+        const double *v = (const double *)src;
+#pragma omp parallel for num_threads(threads) reduction(min                    \
+                                                        : lo) reduction(max    \
+                                                                        : hi)
+        for (int64_t i = 0; i < n; i++)
+            if (isfinite(v[i])) {
+                lo = v[i] < lo ? v[i] : lo;
+                hi = v[i] > hi ? v[i] : hi;
+            }
     }
-    *size = (uint32_t)enc;
-    *sum = (h->flags & FZ_HDR_FLAG_CHECKSUMS) ? fz_hash_bytes(in, raw) : 0;
+    return hi >= lo ? hi - lo : 0.0;
 }
 
 fz_status fz_cpu_compress(const fz_params *p, const fz_header *h0,
@@ -59,6 +85,13 @@ fz_status fz_cpu_compress(const fz_params *p, const fz_header *h0,
                           size_t *compressed_size) {
     fz_header h = *h0;
     const fz_codec_cpu *codec = fz_codec_cpu_find(h.codec);
+    if (h.mode == FZ_MODE_REL) {
+        double rel;
+        memcpy(&rel, &h.bound_bits, sizeof rel);
+        h.bound_eff_bits = codec->effective_bound(
+            &h, fz_rel_abs_bound_bits(
+                    rel, value_range(&h, src, fz_thread_count(p->threads))));
+    }
     uint8_t *out = (uint8_t *)dst;
     const uint64_t table_bytes = fz_table_bytes(&h);
     const uint64_t payload_off = fz_payload_offset(&h);

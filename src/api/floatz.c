@@ -1,4 +1,5 @@
 /* Public API: parameter checks, header inspection, dispatch to backends. */
+#include <float.h>
 #include <string.h>
 
 #ifdef _OPENMP
@@ -6,6 +7,7 @@
 #endif
 
 #include "../codecs/fz_codec.h"
+#include "../common/fz_bound.h"
 #include "fz_internal.h"
 
 #define FZ_STR2(x) #x
@@ -143,10 +145,14 @@ fz_status fz_header_from_params(const fz_params *p, fz_header *h) {
     const fz_codec_cpu *codec = fz_codec_cpu_find((uint32_t)p->codec);
     if (!codec)
         return FZ_ERR_INVALID_ARGUMENT;
-    if (p->mode == FZ_MODE_ABS || p->mode == FZ_MODE_REL)
-        return FZ_ERR_UNSUPPORTED; /* lossy modes: not in this version */
-    if (p->mode != FZ_MODE_LOSSLESS || p->bound != 0.0)
+    const int lossy = p->mode == FZ_MODE_ABS || p->mode == FZ_MODE_REL;
+    if (!lossy && (p->mode != FZ_MODE_LOSSLESS || p->bound != 0.0))
         return FZ_ERR_INVALID_ARGUMENT;
+    /* NaN fails the comparison; -0.0 counts as 0 */
+    if (lossy && !(p->bound >= 0.0 && p->bound <= DBL_MAX))
+        return FZ_ERR_INVALID_ARGUMENT;
+    if (lossy && !codec->effective_bound)
+        return FZ_ERR_UNSUPPORTED;
     for (int k = 0; k < 4; k++)
         if (p->codec_options[k] != 0)
             return FZ_ERR_INVALID_ARGUMENT; /* sleek has no options */
@@ -157,9 +163,12 @@ fz_status fz_header_from_params(const fz_params *p, fz_header *h) {
     h->mode = (uint32_t)p->mode;
     h->ndims = p->ndims;
     h->flags = (p->flags & FZ_FLAG_NO_CHECKSUM) ? 0 : FZ_HDR_FLAG_CHECKSUMS;
-    /* lossless stores bound 0 (-0.0 == 0.0 passed the check above) */
-    h->bound_bits = 0;
-    h->bound_eff_bits = 0;
+    /* bound 0 (and -0.0) is stored as +0; a bound of 0 means lossless */
+    h->bound_bits = lossy && p->bound != 0.0 ? fz_double_bits(p->bound) : 0;
+    /* ABS knows its enforced bound now; REL once the data's range is known
+     * (the backend fills it in). */
+    h->bound_eff_bits =
+        p->mode == FZ_MODE_ABS ? codec->effective_bound(h, h->bound_bits) : 0;
     h->original_bytes = count * esize;
     h->chunk_bytes = codec->chunk_bytes(h);
     h->chunk_count = (h->original_bytes + h->chunk_bytes - 1) / h->chunk_bytes;

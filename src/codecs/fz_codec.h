@@ -20,9 +20,17 @@ typedef struct fz_codec_cpu {
     size_t (*encode_capacity)(const fz_header *h);
     /* Codec-specific header checks (chunk size, params): FZS_* status. */
     int (*check_header)(const fz_header *h);
-    /* Encode nvalues (<= chunk) values at src into dst; returns the size. */
+    /* Lossy modes: the bound the codec enforces (binary64 bits, <= the
+     * absolute bound given as bits; 0 = store lossless). NULL for codecs
+     * without lossy modes. */
+    uint64_t (*effective_bound)(const fz_header *h, uint64_t abs_bound_bits);
+    /* Encode nvalues (<= chunk) values at src into dst and return the
+     * size. A size equal to the raw chunk bytes means dst holds the bytes
+     * to store verbatim (what the decoder must return: for lossy modes the
+     * reconstruction, not the input). *checksum gets the hash
+     * (fz_hash_bytes) of the data the decoder will produce. */
     size_t (*encode_chunk)(const fz_header *h, const void *src,
-                           uint64_t nvalues, uint8_t *dst);
+                           uint64_t nvalues, uint8_t *dst, uint32_t *checksum);
     /* Decode an encoded (not verbatim) chunk; FZS_* status. Must reject any
      * input it cannot decode exactly, reading only src[0..size). */
     int (*decode_chunk)(const fz_header *h, const uint8_t *src, size_t size,

@@ -1,7 +1,10 @@
-/* SLEEK lossless, CPU backend: one chunk at a time (the driver runs chunks
- * in parallel). Layout and transforms come from sleek_xform.h. */
+/* SLEEK, CPU backend: one chunk at a time (the driver runs chunks in
+ * parallel). Lossless and lossy modes differ only in the per-value mapping;
+ * layout, packing and mappings come from sleek_xform.h, shared with the GPU
+ * backend. */
 #include <string.h>
 
+#include "../../common/fz_hash.h"
 #include "../fz_codec.h"
 #include "sleek_xform.h"
 
@@ -15,14 +18,33 @@ static size_t sleek_encode_capacity(const fz_header *h) {
     return SLEEK_WIDTHS_BYTES + SLEEK_CHUNK_BYTES;
 }
 
-static int sleek_check_header(const fz_header *h) {
-    if (h->codec_version != SLEEK_CODEC_VERSION ||
-        h->chunk_bytes != SLEEK_CHUNK_BYTES || h->mode != 0)
+/* Lossy streams carry eps = 2^k (or 0: stored lossless) as the effective
+ * bound; *lossless tells which mapping the chunks use. */
+static int sleek_mapping(const fz_header *h, int *lossless, int32_t *k) {
+    *lossless = 1;
+    if (h->mode == 0 || h->bound_eff_bits == 0)
+        return FZS_OK;
+    const uint32_t esize = fz_dtype_size(h->dtype);
+    int32_t e = sleek_floor_log2(h->bound_eff_bits);
+    if (sleek_pow2_bits(e) != h->bound_eff_bits ||
+        e < (esize == 4 ? SLEEK_Q32_KMIN : SLEEK_Q64_KMIN) ||
+        e > (esize == 4 ? SLEEK_Q32_KMAX : SLEEK_Q64_KMAX))
         return FZS_CORRUPT_HEADER;
-    for (int k = 0; k < 4; k++)
-        if (h->codec_params[k] != 0)
-            return FZS_CORRUPT_HEADER;
+    *lossless = 0;
+    *k = e;
     return FZS_OK;
+}
+
+static int sleek_check_header(const fz_header *h) {
+    int lossless;
+    int32_t k;
+    if (h->codec_version != SLEEK_CODEC_VERSION ||
+        h->chunk_bytes != SLEEK_CHUNK_BYTES)
+        return FZS_CORRUPT_HEADER;
+    for (int i = 0; i < 4; i++)
+        if (h->codec_params[i] != 0)
+            return FZS_CORRUPT_HEADER;
+    return sleek_mapping(h, &lossless, &k);
 }
 
 /* Pack V values of width n LSB-first into zeroed words of W bits. */
@@ -50,13 +72,36 @@ static int sleek_check_header(const fz_header *h) {
 DEFINE_PACK(32, uint32_t)
 DEFINE_PACK(64, uint64_t)
 
+/* Checksum terms of a value at value index idx (f64: two words). */
+static uint32_t hash_value32(uint32_t v, uint64_t idx) {
+    return fz_hash_term(v, idx);
+}
+static uint32_t hash_value64(uint64_t v, uint64_t idx) {
+    return fz_hash_term((uint32_t)v, 2 * idx) +
+           fz_hash_term((uint32_t)(v >> 32), 2 * idx + 1);
+}
+
+/* Per-value mappings. The lossless ones ignore q. */
+#define MAP_FWD(W, lossless, q, x)                                             \
+    ((lossless) ? sleek_fwd##W(x) : sleek_quant##W((x), (q)))
+#define MAP_INV(W, lossless, q, x)                                             \
+    ((lossless) ? sleek_inv##W(x) : sleek_dequant##W((x), (q)))
+
 /* Encode/decode one chunk for one word type. Buffers are memcpy'd through
  * word arrays so unaligned user pointers are fine. */
 #define DEFINE_CHUNK_CODER(W, T)                                               \
-    static size_t encode##W(const void *src, uint64_t nvalues, uint8_t *dst) { \
+    static size_t encode##W(const fz_header *h, const void *src,               \
+                            uint64_t nvalues, uint8_t *dst,                    \
+                            uint32_t *checksum) {                              \
         enum { V = SLEEK_SUB_BYTES / (W / 8) };                                \
         T vals[V], packed[V];                                                  \
+        int lossless;                                                          \
+        int32_t k = 0;                                                         \
+        sleek_mapping(h, &lossless, &k);                                       \
+        const sleek_q##W q = sleek_q##W##_make(lossless ? 0 : k);              \
+        const uint64_t raw = nvalues * (W / 8);                                \
         uint8_t *out = dst + SLEEK_WIDTHS_BYTES;                               \
+        uint32_t hsum = 0;                                                     \
         for (uint32_t s = 0; s < SLEEK_SUBS; s++) {                            \
             uint64_t first = (uint64_t)s * V;                                  \
             uint32_t have =                                                    \
@@ -67,7 +112,16 @@ DEFINE_PACK(64, uint64_t)
                    (size_t)have * (W / 8));                                    \
             T maxv = 0;                                                        \
             for (uint32_t i = 0; i < V; i++) {                                 \
-                vals[i] = i < have ? sleek_fwd##W(vals[i]) : 0;                \
+                if (i < have) {                                                \
+                    T v = vals[i];                                             \
+                    vals[i] = MAP_FWD(W, lossless, q, v);                      \
+                    /* hash what the decoder will return */                    \
+                    hsum += hash_value##W(                                     \
+                        lossless ? v : sleek_dequant##W(vals[i], q),           \
+                        first + i);                                            \
+                } else {                                                       \
+                    vals[i] = 0;                                               \
+                }                                                              \
                 maxv |= vals[i];                                               \
             }                                                                  \
             uint32_t n = sleek_width##W(maxv);                                 \
@@ -79,12 +133,26 @@ DEFINE_PACK(64, uint64_t)
             memcpy(out, packed, bytes);                                        \
             out += bytes;                                                      \
         }                                                                      \
-        return (size_t)(out - dst);                                            \
+        *checksum = fz_hash_final(hsum, raw / 4);                              \
+        if ((uint64_t)(out - dst) < raw)                                       \
+            return (size_t)(out - dst);                                        \
+        /* verbatim: the values the decoder returns (the reconstruction) */    \
+        for (uint64_t i = 0; i < nvalues; i++) {                               \
+            T v;                                                               \
+            memcpy(&v, (const uint8_t *)src + i * (W / 8), W / 8);             \
+            v = lossless ? v : sleek_dequant##W(sleek_quant##W(v, q), q);      \
+            memcpy(dst + i * (W / 8), &v, W / 8);                              \
+        }                                                                      \
+        return (size_t)raw;                                                    \
     }                                                                          \
-    static int decode##W(const uint8_t *src, size_t size, void *dst,           \
-                         uint64_t nvalues) {                                   \
+    static int decode##W(const fz_header *h, const uint8_t *src, size_t size,  \
+                         void *dst, uint64_t nvalues) {                        \
         enum { V = SLEEK_SUB_BYTES / (W / 8) };                                \
         T vals[V], packed[V];                                                  \
+        int lossless;                                                          \
+        int32_t k = 0;                                                         \
+        sleek_mapping(h, &lossless, &k);                                       \
+        const sleek_q##W q = sleek_q##W##_make(lossless ? 0 : k);              \
         size_t need = SLEEK_WIDTHS_BYTES;                                      \
         if (size < need)                                                       \
             return FZS_CORRUPT_CHUNK;                                          \
@@ -120,7 +188,7 @@ DEFINE_PACK(64, uint64_t)
                 if (vals[i] != 0) /* padding must be +0.0 */                   \
                     return FZS_CORRUPT_CHUNK;                                  \
             for (uint32_t i = 0; i < have; i++)                                \
-                vals[i] = sleek_inv##W(vals[i]);                               \
+                vals[i] = MAP_INV(W, lossless, q, vals[i]);                    \
             memcpy((uint8_t *)dst + first * (W / 8), vals,                     \
                    (size_t)have * (W / 8));                                    \
         }                                                                      \
@@ -130,19 +198,28 @@ DEFINE_CHUNK_CODER(32, uint32_t)
 DEFINE_CHUNK_CODER(64, uint64_t)
 
 static size_t sleek_encode_chunk(const fz_header *h, const void *src,
-                                 uint64_t nvalues, uint8_t *dst) {
-    return h->dtype == 1 ? encode32(src, nvalues, dst)
-                         : encode64(src, nvalues, dst);
+                                 uint64_t nvalues, uint8_t *dst,
+                                 uint32_t *checksum) {
+    return h->dtype == 1 ? encode32(h, src, nvalues, dst, checksum)
+                         : encode64(h, src, nvalues, dst, checksum);
 }
 
 static int sleek_decode_chunk(const fz_header *h, const uint8_t *src,
                               size_t size, void *dst, uint64_t nvalues) {
-    return h->dtype == 1 ? decode32(src, size, dst, nvalues)
-                         : decode64(src, size, dst, nvalues);
+    return h->dtype == 1 ? decode32(h, src, size, dst, nvalues)
+                         : decode64(h, src, size, dst, nvalues);
+}
+
+/* The enforced bound: the largest power of two <= the absolute bound. */
+static uint64_t sleek_effective_bound(const fz_header *h, uint64_t abs_bits) {
+    int32_t k;
+    if (sleek_bound_exponent(fz_dtype_size(h->dtype), abs_bits, &k))
+        return 0; /* stored lossless */
+    return sleek_pow2_bits(k);
 }
 
 const fz_codec_cpu fz_sleek_cpu = {
-    SLEEK_CODEC_ID,     SLEEK_CODEC_VERSION,   "sleek",
-    sleek_chunk_bytes,  sleek_encode_capacity, sleek_check_header,
-    sleek_encode_chunk, sleek_decode_chunk,
+    SLEEK_CODEC_ID,        SLEEK_CODEC_VERSION,   "sleek",
+    sleek_chunk_bytes,     sleek_encode_capacity, sleek_check_header,
+    sleek_effective_bound, sleek_encode_chunk,    sleek_decode_chunk,
 };

@@ -85,4 +85,165 @@ static FZ_HD uint32_t sleek_sub_packed_bytes(uint32_t esize, uint32_t n) {
     return n * (SLEEK_SUB_BYTES / esize) / 8u;
 }
 
+/* ------------------------------------------------------------------------
+ * Lossy mode: SLEEK's power-of-two quantizer (Algorithm 2), integer-only.
+ *
+ * The effective bound is eps = 2^k <= the requested bound. A value v is
+ *  - quantized if it is zero or normal and |v| < T = 2 eps * 2^m (m the
+ *    mantissa bits): bin = round(|v| / (2 eps)), computed by shifting the
+ *    significand; it decodes to bin * 2 eps, exact because 2 eps is a power
+ *    of two, so |decoded - v| <= eps with no exception;
+ *  - kept bit-exact otherwise: |v| >= T (including inf and NaN) maps to
+ *    abs_bits - bits(T) + 2^m (SLEEK's offset mapping, which packs tightly
+ *    above the bins), and subnormals map above that range.
+ * The magnitude then gets the sign in its LSB with -0 folded onto +0:
+ * positive -> 2 mag, negative -> 2 mag - 1. k is clamped so that T stays
+ * finite (k <= kmax); a bound below the smallest subnormal (k < kmin) is
+ * stored lossless (effective bound 0).
+ * ---------------------------------------------------------------------- */
+#define SLEEK_Q32_KMIN (-149)
+#define SLEEK_Q32_KMAX 103
+#define SLEEK_Q64_KMIN (-1074)
+#define SLEEK_Q64_KMAX 970
+
+typedef struct sleek_q32 {
+    int32_t k1;         /* k + 1: 2 eps = 2^k1 */
+    uint32_t thr_e;     /* biased exponent of T */
+    uint32_t threshold; /* bits of T */
+    uint32_t lmax;      /* largest magnitude of the lossless range */
+} sleek_q32;
+
+typedef struct sleek_q64 {
+    int32_t k1;
+    uint32_t thr_e;
+    uint64_t threshold;
+    uint64_t lmax;
+} sleek_q64;
+
+static FZ_HD sleek_q32 sleek_q32_make(int32_t k) {
+    sleek_q32 q;
+    q.k1 = k + 1;
+    q.thr_e = (uint32_t)(k + 1 + 23 + 127);
+    q.threshold = q.thr_e << 23;
+    q.lmax = 0x7FFFFFFFu - q.threshold + (1u << 23);
+    return q;
+}
+
+static FZ_HD sleek_q64 sleek_q64_make(int32_t k) {
+    sleek_q64 q;
+    q.k1 = k + 1;
+    q.thr_e = (uint32_t)(k + 1 + 52 + 1023);
+    q.threshold = (uint64_t)q.thr_e << 52;
+    q.lmax = 0x7FFFFFFFFFFFFFFFull - q.threshold + ((uint64_t)1 << 52);
+    return q;
+}
+
+static FZ_HD uint32_t sleek_fold32(uint32_t mag, uint32_t sign) {
+    uint32_t raw = (mag << 1) | (sign ^ 1u);
+    return raw ? raw - 1 : 0;
+}
+static FZ_HD uint64_t sleek_fold64(uint64_t mag, uint64_t sign) {
+    uint64_t raw = (mag << 1) | (sign ^ 1u);
+    return raw ? raw - 1 : 0;
+}
+
+static FZ_HD uint32_t sleek_quant32(uint32_t bits, sleek_q32 q) {
+    const uint32_t B = 1u << 23, abs = bits & 0x7FFFFFFFu, e = abs >> 23;
+    uint32_t mag;
+    if (abs >= q.threshold) {
+        mag = abs - q.threshold + B;
+    } else if (e == 0) {
+        mag = abs ? q.lmax + abs : 0; /* subnormals kept exact */
+    } else {
+        const uint32_t shift = q.thr_e - e; /* >= 1 */
+        const uint32_t mant = (abs & (B - 1)) | B;
+        mag = shift >= 26 ? 0 : (mant + (1u << (shift - 1))) >> shift;
+    }
+    return sleek_fold32(mag, bits >> 31);
+}
+
+static FZ_HD uint64_t sleek_quant64(uint64_t bits, sleek_q64 q) {
+    const uint64_t B = (uint64_t)1 << 52, abs = bits & 0x7FFFFFFFFFFFFFFFull;
+    const uint32_t e = (uint32_t)(abs >> 52);
+    uint64_t mag;
+    if (abs >= q.threshold) {
+        mag = abs - q.threshold + B;
+    } else if (e == 0) {
+        mag = abs ? q.lmax + abs : 0;
+    } else {
+        const uint32_t shift = q.thr_e - e;
+        const uint64_t mant = (abs & (B - 1)) | B;
+        mag = shift >= 55 ? 0 : (mant + ((uint64_t)1 << (shift - 1))) >> shift;
+    }
+    return sleek_fold64(mag, bits >> 63);
+}
+
+static FZ_HD uint32_t sleek_dequant32(uint32_t enc, sleek_q32 q) {
+    const uint32_t B = 1u << 23;
+    const uint32_t sign = enc & 1u, mag = (enc >> 1) + sign;
+    uint32_t abs;
+    if (mag > q.lmax) {
+        abs = mag - q.lmax; /* subnormal */
+    } else if (mag > B) {
+        abs = mag - B + q.threshold;
+    } else if (mag == 0) {
+        abs = 0;
+    } else { /* bin * 2^k1, built from the integer bin */
+        const int32_t p = 31 - fz_clz32(mag);
+        const int32_t biased = p + q.k1 + 127;
+        abs = biased >= 1
+                  ? (uint32_t)biased << 23 | ((mag << (23 - p)) & (B - 1))
+                  : mag << (q.k1 + 149);
+    }
+    return abs | sign << 31;
+}
+
+static FZ_HD uint64_t sleek_dequant64(uint64_t enc, sleek_q64 q) {
+    const uint64_t B = (uint64_t)1 << 52;
+    const uint64_t sign = enc & 1u, mag = (enc >> 1) + sign;
+    uint64_t abs;
+    if (mag > q.lmax) {
+        abs = mag - q.lmax;
+    } else if (mag > B) {
+        abs = mag - B + q.threshold;
+    } else if (mag == 0) {
+        abs = 0;
+    } else {
+        const int32_t p = 63 - fz_clz64(mag);
+        const int32_t biased = p + q.k1 + 1023;
+        abs = biased >= 1
+                  ? (uint64_t)biased << 52 | ((mag << (52 - p)) & (B - 1))
+                  : mag << (q.k1 + 1074);
+    }
+    return abs | sign << 63;
+}
+
+/* floor(log2(bound)) for a finite bound > 0, from its binary64 bits. */
+static FZ_HD int32_t sleek_floor_log2(uint64_t bits) {
+    const uint32_t e = (uint32_t)(bits >> 52) & 0x7FF;
+    const uint64_t m = bits & (((uint64_t)1 << 52) - 1);
+    return e ? (int32_t)e - 1023 : (63 - fz_clz64(m)) - 1074;
+}
+
+/* Effective bound exponent for a dtype (4 or 8 bytes) and an absolute bound
+ * (binary64 bits, finite, >= 0). Returns 0 and sets *k, or returns 1 when
+ * the data must be stored lossless (bound 0 or below the finest spacing). */
+static FZ_HD int sleek_bound_exponent(uint32_t esize, uint64_t bound_bits,
+                                      int32_t *k) {
+    if ((bound_bits & 0x7FFFFFFFFFFFFFFFull) == 0)
+        return 1;
+    int32_t e = sleek_floor_log2(bound_bits);
+    const int32_t kmin = esize == 4 ? SLEEK_Q32_KMIN : SLEEK_Q64_KMIN;
+    const int32_t kmax = esize == 4 ? SLEEK_Q32_KMAX : SLEEK_Q64_KMAX;
+    if (e < kmin)
+        return 1;
+    *k = e > kmax ? kmax : e;
+    return 0;
+}
+
+/* binary64 bits of 2^k (k within the binary64 normal/subnormal range). */
+static FZ_HD uint64_t sleek_pow2_bits(int32_t k) {
+    return k >= -1022 ? (uint64_t)(k + 1023) << 52 : (uint64_t)1 << (k + 1074);
+}
+
 #endif /* SLEEK_XFORM_H */
