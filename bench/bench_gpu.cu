@@ -1,19 +1,20 @@
 /* GPU throughput benchmark: floatz device API vs cudaMemcpy device-to-device
- * of the same bytes, in the same run (docs: bench/README.md).
+ * of the same bytes, in the same run.
  *
  *   bench_gpu [--gib G] [--dtype f32|f64|both] [--reps N] [--input FILE]
- *             [--markdown FILE]
+ *             [--markdown FILE] [--lossless]
  *
- * Data: a smooth 3-D field generated on the device (sum of separable
- * sinusoids, ~1 GiB), or --input FILE (raw values of --dtype) tiled to the
- * size. Timing: CUDA events around each call (everything the API enqueues:
- * scratch memset, kernel, finalize), 2 warm-ups, median of N (default 9).
- * Throughput = original bytes / time (1e9 B/s). Every decompression is
- * checked bit-for-bit against the input on the device. */
+ * Data: two 3-D fields generated on the device (see make_field), or --input
+ * FILE (raw values of --dtype) tiled to the size. Modes: lossless, then REL
+ * 1e-2, 1e-3, 1e-4. Timing: CUDA events around each call (everything the
+ * API enqueues), 2 warm-ups, median of N (default 9). Throughput = original
+ * bytes / time (1e9 B/s). Every decompression is checked on the host:
+ * bitwise for lossless, |d - o| <= bound in double for lossy. */
 #include <cuda_runtime.h>
 #include <floatz.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -45,31 +46,25 @@ struct Options {
     const char *dtype = "both";
     const char *input = nullptr;
     const char *markdown = nullptr;
+    bool lossless_only = false;
 };
 
+/* Two synthetic 3-D fields: "smooth3d" (temperature-like, offset 280, so
+ * exponents sit far from the bound) and "wave3d" (zero-centred waves, the
+ * case SLEEK's quantizer is built for). */
 template <typename F>
-__global__ void smooth_field(F *out, size_t n, size_t nx, size_t ny) {
+__global__ void make_field(F *out, size_t n, size_t nx, size_t ny,
+                           double offset) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         double x = (double)(i % nx) / nx, y = (double)(i / nx % ny) / ny,
                z = (double)(i / (nx * ny)) / 64.0;
-        double v = 280.0 + 12.0 * sin(6.2831853 * x) * cos(3.14159 * y) +
+        double v = offset + 12.0 * sin(6.2831853 * x) * cos(3.14159 * y) +
                    3.0 * sin(18.85 * x + 2.0 * z) * sin(12.566 * y) +
                    0.7 * cos(44.0 * x + 31.0 * y + 5.0 * z) +
                    0.05 * sin(301.0 * x * y + 17.0 * z);
         out[i] = (F)v;
     }
-}
-
-__global__ void count_mismatch(const unsigned long long *a,
-                               const unsigned long long *b, size_t words,
-                               unsigned long long *bad) {
-    unsigned long long local = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words;
-         i += (size_t)gridDim.x * blockDim.x)
-        local += a[i] != b[i];
-    if (local)
-        atomicAdd(bad, local);
 }
 
 static double median(std::vector<float> v) {
@@ -122,102 +117,172 @@ static void fill_from_file(void *d, size_t bytes, const char *path) {
 
 struct Row {
     const char *dtype, *data;
+    fz_mode mode;
+    double bound, eff, abs_bound;
     size_t bytes, compressed;
     double memcpy_ms, comp_ms, decomp_ms;
-    unsigned long long mismatches;
+    double max_err;
+    unsigned long long violations;
 };
 
-static Row run_one(fz_dtype dtype, const Options &o, cudaStream_t s) {
-    const size_t esize = dtype == FZ_F32 ? 4 : 8;
-    const size_t n = (size_t)(o.gib * (1 << 30)) / esize / 4096 * 4096;
-    const size_t bytes = n * esize;
-    fz_params p;
-    CHECK_FZ(fz_params_init(&p, dtype, n));
-    size_t bound = 0, scratch = 0;
-    CHECK_FZ(fz_compress_bound(&p, &bound));
-    CHECK_FZ(fz_device_scratch_size(&p, &scratch));
-    void *d_in, *d_out, *d_comp, *d_scratch, *d_copy;
-    fz_device_result *d_res, h_res;
-    unsigned long long *d_bad, bad = 0;
-    CHECK_CUDA(cudaMalloc(&d_in, bytes));
-    CHECK_CUDA(cudaMalloc(&d_out, bytes));
-    CHECK_CUDA(cudaMalloc(&d_copy, bytes));
-    CHECK_CUDA(cudaMalloc(&d_comp, bound));
-    CHECK_CUDA(cudaMalloc(&d_scratch, scratch));
-    CHECK_CUDA(cudaMalloc(&d_res, sizeof *d_res));
-    CHECK_CUDA(cudaMalloc(&d_bad, sizeof *d_bad));
-    if (o.input)
-        fill_from_file(d_in, bytes, o.input);
-    else if (dtype == FZ_F32)
-        smooth_field<<<1024, 256, 0, s>>>((float *)d_in, n, 1024, 1024);
-    else
-        smooth_field<<<1024, 256, 0, s>>>((double *)d_in, n, 1024, 1024);
-    CHECK_CUDA(cudaStreamSynchronize(s));
+/* Host check of a decoded array: bitwise (lossless) or |d - o| <= abs
+ * bound in double for finite values, bitwise for the rest. */
+template <typename F>
+static void check(const F *o, const F *d, size_t n, Row &r) {
+    r.max_err = 0;
+    r.violations = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (r.mode == FZ_MODE_LOSSLESS || !std::isfinite(o[i])) {
+            r.violations += memcmp(&o[i], &d[i], sizeof(F)) != 0;
+            continue;
+        }
+        double e = std::fabs((double)d[i] - (double)o[i]);
+        r.max_err = std::max(r.max_err, e);
+        r.violations += !(e <= r.abs_bound);
+    }
+}
 
-    Row r = {dtype == FZ_F32 ? "f32" : "f64",
-             o.input ? "file (tiled)" : "smooth3d",
-             bytes,
-             0,
-             0,
-             0,
-             0,
-             0};
-    r.memcpy_ms = time_ms(s, o.reps, [&] {
-        CHECK_CUDA(
-            cudaMemcpyAsync(d_copy, d_in, bytes, cudaMemcpyDeviceToDevice, s));
+template <typename F> static double finite_range(const F *v, size_t n) {
+    double lo = DBL_MAX, hi = -DBL_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (std::isfinite(v[i])) {
+            lo = std::min(lo, (double)v[i]);
+            hi = std::max(hi, (double)v[i]);
+        }
+    return hi >= lo ? hi - lo : 0.0;
+}
+
+struct Buffers {
+    void *in, *out, *copy, *comp, *scratch;
+    fz_device_result *res;
+    size_t bound, scratch_bytes;
+};
+
+static Row run_one(const fz_params &p, const Row &base, const Buffers &b,
+                   const void *h_in, void *h_out, int reps, cudaStream_t s) {
+    Row r = base;
+    r.mode = p.mode;
+    r.bound = p.bound;
+    fz_device_result h_res;
+    r.comp_ms = time_ms(s, reps, [&] {
+        CHECK_FZ(fz_device_compress(&p, b.in, b.comp, b.bound, b.scratch,
+                                    b.scratch_bytes, b.res, nullptr, s));
     });
-    r.comp_ms = time_ms(s, o.reps, [&] {
-        CHECK_FZ(fz_device_compress(&p, d_in, d_comp, bound, d_scratch, scratch,
-                                    d_res, nullptr, s));
-    });
-    CHECK_CUDA(cudaMemcpy(&h_res, d_res, sizeof h_res, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(&h_res, b.res, sizeof h_res, cudaMemcpyDeviceToHost));
     if (h_res.status != FZ_OK) {
         fprintf(stderr, "compress failed: %s\n",
                 fz_status_string((fz_status)h_res.status));
         exit(1);
     }
     r.compressed = h_res.size;
-    r.decomp_ms = time_ms(s, o.reps, [&] {
-        CHECK_FZ(fz_device_decompress(&p, d_comp, r.compressed, d_out, bytes,
-                                      d_scratch, scratch, nullptr, d_res,
-                                      nullptr, s));
+    uint8_t header[FZ_HEADER_BYTES];
+    CHECK_CUDA(
+        cudaMemcpy(header, b.comp, sizeof header, cudaMemcpyDeviceToHost));
+    fz_info info;
+    CHECK_FZ(fz_inspect(header, sizeof header, &info));
+    r.eff = info.bound_effective;
+    r.decomp_ms = time_ms(s, reps, [&] {
+        CHECK_FZ(fz_device_decompress(&p, b.comp, r.compressed, b.out, r.bytes,
+                                      b.scratch, b.scratch_bytes, nullptr,
+                                      b.res, nullptr, s));
     });
-    CHECK_CUDA(cudaMemcpy(&h_res, d_res, sizeof h_res, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(&h_res, b.res, sizeof h_res, cudaMemcpyDeviceToHost));
     if (h_res.status != FZ_OK) {
         fprintf(stderr, "decompress failed: %s\n",
                 fz_status_string((fz_status)h_res.status));
         exit(1);
     }
-    CHECK_CUDA(cudaMemset(d_bad, 0, sizeof *d_bad));
-    count_mismatch<<<1024, 256>>>((const unsigned long long *)d_in,
-                                  (const unsigned long long *)d_out, bytes / 8,
-                                  d_bad);
-    CHECK_CUDA(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
-    r.mismatches = bad;
-    cudaFree(d_in);
-    cudaFree(d_out);
-    cudaFree(d_copy);
-    cudaFree(d_comp);
-    cudaFree(d_scratch);
-    cudaFree(d_res);
-    cudaFree(d_bad);
+    CHECK_CUDA(cudaMemcpy(h_out, b.out, r.bytes, cudaMemcpyDeviceToHost));
+    if (p.dtype == FZ_F32) {
+        size_t n = r.bytes / 4;
+        r.abs_bound = p.mode == FZ_MODE_REL
+                          ? p.bound * finite_range((const float *)h_in, n)
+                          : p.bound;
+        check((const float *)h_in, (const float *)h_out, n, r);
+    } else {
+        size_t n = r.bytes / 8;
+        r.abs_bound = p.mode == FZ_MODE_REL
+                          ? p.bound * finite_range((const double *)h_in, n)
+                          : p.bound;
+        check((const double *)h_in, (const double *)h_out, n, r);
+    }
     return r;
 }
 
+/* Every mode for one dtype and field: lossless, then REL 1e-2..1e-4. */
+static void run_field(fz_dtype dtype, const char *field, double offset,
+                      const Options &o, cudaStream_t s,
+                      std::vector<Row> &rows) {
+    const size_t esize = dtype == FZ_F32 ? 4 : 8;
+    const size_t n = (size_t)(o.gib * (1 << 30)) / esize / 4096 * 4096;
+    const size_t bytes = n * esize;
+    fz_params p;
+    CHECK_FZ(fz_params_init(&p, dtype, n));
+    Buffers b;
+    p.mode = FZ_MODE_REL; /* the largest scratch of the modes used */
+    p.bound = 1e-3;
+    CHECK_FZ(fz_compress_bound(&p, &b.bound));
+    CHECK_FZ(fz_device_scratch_size(&p, &b.scratch_bytes));
+    CHECK_CUDA(cudaMalloc(&b.in, bytes));
+    CHECK_CUDA(cudaMalloc(&b.out, bytes));
+    CHECK_CUDA(cudaMalloc(&b.copy, bytes));
+    CHECK_CUDA(cudaMalloc(&b.comp, b.bound));
+    CHECK_CUDA(cudaMalloc(&b.scratch, b.scratch_bytes));
+    CHECK_CUDA(cudaMalloc(&b.res, sizeof *b.res));
+    if (o.input)
+        fill_from_file(b.in, bytes, o.input);
+    else if (dtype == FZ_F32)
+        make_field<<<1024, 256, 0, s>>>((float *)b.in, n, 1024, 1024, offset);
+    else
+        make_field<<<1024, 256, 0, s>>>((double *)b.in, n, 1024, 1024, offset);
+    CHECK_CUDA(cudaStreamSynchronize(s));
+    std::vector<char> h_in(bytes), h_out(bytes);
+    CHECK_CUDA(cudaMemcpy(h_in.data(), b.in, bytes, cudaMemcpyDeviceToHost));
+
+    Row base = {};
+    base.dtype = dtype == FZ_F32 ? "f32" : "f64";
+    base.data = o.input ? "file (tiled)" : field;
+    base.bytes = bytes;
+    base.memcpy_ms = time_ms(s, o.reps, [&] {
+        CHECK_CUDA(
+            cudaMemcpyAsync(b.copy, b.in, bytes, cudaMemcpyDeviceToDevice, s));
+    });
+    const fz_mode modes[] = {FZ_MODE_LOSSLESS, FZ_MODE_REL, FZ_MODE_REL,
+                             FZ_MODE_REL};
+    const double bounds[] = {0, 1e-2, 1e-3, 1e-4};
+    for (int m = 0; m < (o.lossless_only ? 1 : 4); m++) {
+        p.mode = modes[m];
+        p.bound = bounds[m];
+        rows.push_back(
+            run_one(p, base, b, h_in.data(), h_out.data(), o.reps, s));
+    }
+    cudaFree(b.in);
+    cudaFree(b.out);
+    cudaFree(b.copy);
+    cudaFree(b.comp);
+    cudaFree(b.scratch);
+    cudaFree(b.res);
+}
+
 static void print_rows(FILE *f, const std::vector<Row> &rows) {
-    fprintf(f, "| dtype | data | MiB | CR | memcpy GB/s | comp GB/s | "
-               "comp/memcpy | decomp GB/s | decomp/memcpy | bitwise |\n");
-    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|\n");
+    fprintf(f, "| dtype | data | mode | bound | eff. bound | MiB | CR | "
+               "memcpy GB/s | comp GB/s | comp/memcpy | decomp GB/s | "
+               "decomp/memcpy | max err / bound | violations |\n");
+    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const Row &r : rows) {
         double gb = r.bytes / 1e9;
         fprintf(f,
-                "| %s | %s | %.0f | %.3f | %.0f | %.0f | %.2fx | %.0f | %.2fx "
-                "| %s |\n",
-                r.dtype, r.data, r.bytes / 1048576.0,
+                "| %s | %s | %s | %g | %g | %.0f | %.2f | %.0f | %.0f | "
+                "%.2fx | %.0f | %.2fx | %.3f | %llu |\n",
+                r.dtype, r.data,
+                r.mode == FZ_MODE_LOSSLESS ? "lossless"
+                : r.mode == FZ_MODE_ABS    ? "ABS"
+                                           : "REL",
+                r.bound, r.eff, r.bytes / 1048576.0,
                 (double)r.bytes / r.compressed, gb / (r.memcpy_ms / 1e3),
                 gb / (r.comp_ms / 1e3), r.memcpy_ms / r.comp_ms,
                 gb / (r.decomp_ms / 1e3), r.memcpy_ms / r.decomp_ms,
-                r.mismatches ? "MISMATCH" : "identical");
+                r.abs_bound > 0 ? r.max_err / r.abs_bound : 0.0, r.violations);
     }
 }
 
@@ -236,6 +301,8 @@ int main(int argc, char **argv) {
             o.input = v, i++;
         else if (!strcmp(a, "--markdown") && v)
             o.markdown = v, i++;
+        else if (!strcmp(a, "--lossless"))
+            o.lossless_only = true;
         else {
             fprintf(stderr, "usage: bench_gpu [--gib G] [--reps N] [--dtype "
                             "f32|f64|both] [--input FILE] [--markdown FILE]\n");
@@ -255,12 +322,19 @@ int main(int argc, char **argv) {
     cudaStream_t s;
     CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     std::vector<Row> rows;
-    if (strcmp(o.dtype, "f64") != 0)
-        rows.push_back(run_one(FZ_F32, o, s));
-    if (strcmp(o.dtype, "f32") != 0)
-        rows.push_back(run_one(FZ_F64, o, s));
-    printf("device: %s (%d SMs), floatz %s, codec sleek lossless, "
-           "median of %d\n\n",
+    const struct {
+        const char *name;
+        double offset;
+    } fields[] = {{"smooth3d", 280.0}, {"wave3d", 0.0}};
+    for (const auto &fld : fields) {
+        if (strcmp(o.dtype, "f64") != 0)
+            run_field(FZ_F32, fld.name, fld.offset, o, s, rows);
+        if (strcmp(o.dtype, "f32") != 0)
+            run_field(FZ_F64, fld.name, fld.offset, o, s, rows);
+        if (o.input)
+            break; /* one input file */
+    }
+    printf("device: %s (%d SMs), floatz %s, codec sleek, median of %d\n\n",
            prop.name, prop.multiProcessorCount, fz_version_string(), o.reps);
     print_rows(stdout, rows);
     if (o.markdown) {
@@ -269,14 +343,16 @@ int main(int argc, char **argv) {
             fprintf(stderr, "cannot write %s\n", o.markdown);
             return 1;
         }
-        fprintf(f, "device: %s (%d SMs), floatz %s, median of %d\n\n",
+        fprintf(f,
+                "device: %s (%d SMs), floatz %s, codec sleek, median of "
+                "%d\n\n",
                 prop.name, prop.multiProcessorCount, fz_version_string(),
                 o.reps);
         print_rows(f, rows);
         fclose(f);
     }
     for (const Row &r : rows)
-        if (r.mismatches)
+        if (r.violations)
             return 1;
     return 0;
 }

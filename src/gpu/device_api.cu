@@ -21,6 +21,8 @@ __global__ void finalize_compress(const fz_gpu_args a,
             a.dst[i] = 0;
         for (uint32_t i = 0; i < FZ_HDR_BYTES; i++)
             a.dst[i] = a.header[i];
+        if (a.expect.mode != 0) /* REL: known only now */
+            fz_store64(a.dst + FZ_OFF_BOUND_EFF, a.scratch->bound_eff_bits);
         fz_header_finalize(
             a.dst, total, fz_hash_final(a.scratch->table_sum, table_bytes / 4));
     }
@@ -91,7 +93,7 @@ fz_status prepare(const fz_params *p, void *d_scratch, size_t scratch_bytes,
     fz_status s = fz_header_from_params(p, &a->expect);
     if (s != FZ_OK)
         return s;
-    if (scratch_bytes < fz_gpu_scratch_bytes(a->expect.chunk_count))
+    if (scratch_bytes < fz_gpu_scratch_bytes(&a->expect))
         return FZ_ERR_SCRATCH_TOO_SMALL;
     a->payload_off = fz_payload_offset(&a->expect);
     uint8_t *base = static_cast<uint8_t *>(d_scratch);
@@ -99,6 +101,8 @@ fz_status prepare(const fz_params *p, void *d_scratch, size_t scratch_bytes,
     a->lookback =
         reinterpret_cast<unsigned long long *>(base + FZ_GPU_SCRATCH_HEAD);
     a->offsets = a->lookback; /* decode uses the same words for offsets */
+    a->temp = base + fz_gpu_offsets_end(a->expect.chunk_count);
+    a->temp_bytes = fz_gpu_temp_bytes(&a->expect);
     return FZ_OK;
 }
 
@@ -131,12 +135,8 @@ fz_status enqueue(const fz_gpu_args &a, bool compress,
                               compress ? FZ_GPU_SCRATCH_HEAD + 8 * n
                                        : FZ_GPU_SCRATCH_HEAD,
                               stream);
-    if (err == cudaSuccess && !compress) {
-        uint8_t *temp =
-            reinterpret_cast<uint8_t *>(a.scratch) + fz_gpu_offsets_end(n);
-        err = fz_gpu_chunk_offsets(&a, temp, fz_gpu_offsets_temp_bytes(n),
-                                   stream);
-    }
+    if (err == cudaSuccess && !compress)
+        err = fz_gpu_chunk_offsets(&a, a.temp, a.temp_bytes, stream);
     if (err == cudaSuccess && n > 0)
         err = launch(&a, sm_count, stream);
     if (err == cudaSuccess) {
@@ -172,7 +172,7 @@ fz_status fz_device_scratch_size(const fz_params *p, size_t *bytes) {
     fz_status s = fz_header_from_params(p, &h);
     if (s != FZ_OK)
         return s;
-    *bytes = (size_t)fz_gpu_scratch_bytes(h.chunk_count);
+    *bytes = (size_t)fz_gpu_scratch_bytes(&h);
     return FZ_OK;
 }
 

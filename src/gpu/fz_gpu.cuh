@@ -17,9 +17,13 @@ struct fz_gpu_scratch {
     int status;             /* first error seen (FZS_*), 0 = none */
     unsigned int unused;
     unsigned long long payload_total; /* compress: sum of chunk sizes */
-    unsigned long long unused2;
+    /* lossy compression: finite-value range (REL) and the resolved bound */
+    double range_lo, range_hi;
+    unsigned long long bound_eff_bits;
+    int bound_lossless, bound_k;
+    unsigned long long unused2[2];
 };
-#define FZ_GPU_SCRATCH_HEAD 32u
+#define FZ_GPU_SCRATCH_HEAD 64u
 #define FZ_GPU_SCRATCH_ALIGN 256u
 
 /* Everything a codec kernel needs, passed by value. */
@@ -35,12 +39,18 @@ struct fz_gpu_args {
     fz_gpu_scratch *scratch;
     unsigned long long *lookback; /* compress: per-chunk look-back state */
     unsigned long long *offsets;  /* decode: chunk start offsets (n + 1) */
+    void *temp;                   /* CUB temp storage */
+    uint64_t temp_bytes;
 };
 
 /* CUB temp bytes of the offsets scan (chunk_offsets.cu). */
 size_t fz_gpu_offsets_temp_bytes(uint64_t chunk_count);
 cudaError_t fz_gpu_chunk_offsets(const fz_gpu_args *a, void *temp,
                                  size_t temp_bytes, cudaStream_t stream);
+/* Min and max of the finite input values into scratch->range_lo/hi, using
+ * the temp region (value_range.cu). */
+size_t fz_gpu_range_temp_bytes(const fz_header *h);
+cudaError_t fz_gpu_value_range(const fz_gpu_args *a, cudaStream_t stream);
 
 /* Bytes before the decode scan's temp storage. */
 static inline uint64_t fz_gpu_offsets_end(uint64_t chunk_count) {
@@ -48,10 +58,16 @@ static inline uint64_t fz_gpu_offsets_end(uint64_t chunk_count) {
                        FZ_GPU_SCRATCH_ALIGN);
 }
 
-static inline uint64_t fz_gpu_scratch_bytes(uint64_t chunk_count) {
-    return fz_gpu_offsets_end(chunk_count) +
-           fz_align_up(fz_gpu_offsets_temp_bytes(chunk_count),
-                       FZ_GPU_SCRATCH_ALIGN);
+/* Bytes of temp storage after the offsets: the decode scan's or the
+ * compress range reduction's, whichever is larger. */
+static inline uint64_t fz_gpu_temp_bytes(const fz_header *h) {
+    uint64_t scan = fz_gpu_offsets_temp_bytes(h->chunk_count);
+    uint64_t range = h->mode == 2 ? fz_gpu_range_temp_bytes(h) : 0;
+    return fz_align_up(scan > range ? scan : range, FZ_GPU_SCRATCH_ALIGN);
+}
+
+static inline uint64_t fz_gpu_scratch_bytes(const fz_header *h) {
+    return fz_gpu_offsets_end(h->chunk_count) + fz_gpu_temp_bytes(h);
 }
 
 #define FZ_FULL_MASK 0xFFFFFFFFu

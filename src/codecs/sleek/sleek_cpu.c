@@ -18,20 +18,10 @@ static size_t sleek_encode_capacity(const fz_header *h) {
     return SLEEK_WIDTHS_BYTES + SLEEK_CHUNK_BYTES;
 }
 
-/* Lossy streams carry eps = 2^k (or 0: stored lossless) as the effective
- * bound; *lossless tells which mapping the chunks use. */
 static int sleek_mapping(const fz_header *h, int *lossless, int32_t *k) {
-    *lossless = 1;
-    if (h->mode == 0 || h->bound_eff_bits == 0)
-        return FZS_OK;
-    const uint32_t esize = fz_dtype_size(h->dtype);
-    int32_t e = sleek_floor_log2(h->bound_eff_bits);
-    if (sleek_pow2_bits(e) != h->bound_eff_bits ||
-        e < (esize == 4 ? SLEEK_Q32_KMIN : SLEEK_Q64_KMIN) ||
-        e > (esize == 4 ? SLEEK_Q32_KMAX : SLEEK_Q64_KMAX))
+    if (sleek_mapping_of(fz_dtype_size(h->dtype),
+                         h->mode ? h->bound_eff_bits : 0, lossless, k))
         return FZS_CORRUPT_HEADER;
-    *lossless = 0;
-    *k = e;
     return FZS_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <cuda_pipeline_primitives.h>
 
 #include "../../gpu/fz_gpu.cuh"
+#include "../../common/fz_bound.h"
 #include "sleek_xform.h"
 
 namespace {
@@ -46,6 +47,32 @@ template <> struct Word<uint64_t> {
     static __device__ uint32_t hash(uint64_t x, uint64_t idx) {
         return fz_hash_term((uint32_t)x, 2 * idx) +
                fz_hash_term((uint32_t)(x >> 32), 2 * idx + 1);
+    }
+};
+
+/* The per-value mapping of a launch: lossless transform or quantizer.
+ * Kernels instantiated without lossy support fold `lossless` to true. */
+template <typename T> struct Map;
+template <> struct Map<uint32_t> {
+    bool lossless;
+    sleek_q32 q;
+    __device__ Map(bool l, int32_t k) : lossless(l), q(sleek_q32_make(k)) {}
+    __device__ uint32_t fwd(uint32_t x) const {
+        return lossless ? sleek_fwd32(x) : sleek_quant32(x, q);
+    }
+    __device__ uint32_t inv(uint32_t x) const {
+        return lossless ? sleek_inv32(x) : sleek_dequant32(x, q);
+    }
+};
+template <> struct Map<uint64_t> {
+    bool lossless;
+    sleek_q64 q;
+    __device__ Map(bool l, int32_t k) : lossless(l), q(sleek_q64_make(k)) {}
+    __device__ uint64_t fwd(uint64_t x) const {
+        return lossless ? sleek_fwd64(x) : sleek_quant64(x, q);
+    }
+    __device__ uint64_t inv(uint64_t x) const {
+        return lossless ? sleek_inv64(x) : sleek_dequant64(x, q);
     }
 };
 
@@ -159,9 +186,9 @@ __device__ void store_lane(uint8_t *out, uint32_t nvals, int s,
 /* Partial checksum of this lane's values of its warp's subchunks: word
  * positions are value indices (x2 for f64). Full chunks skip the bounds
  * test, which is a large share of the per-value work. */
-template <typename T>
+template <typename T, bool RECONSTRUCT>
 __device__ uint32_t lane_hash(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
-                              uint32_t nvals) {
+                              uint32_t nvals, const Map<T> &map) {
     typedef Layout<T> L;
     const uint32_t base =
         (threadIdx.x >> 5) * kSubsPerWarp * L::V + (threadIdx.x & 31) * L::VPL;
@@ -171,14 +198,16 @@ __device__ uint32_t lane_hash(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
         for (int j = 0; j < kSubsPerWarp; j++)
 #pragma unroll
             for (int e = 0; e < L::VPL; e++)
-                h += Word<T>::hash(v[j][e], base + j * L::V + e);
+                h += Word<T>::hash(RECONSTRUCT ? map.inv(v[j][e]) : v[j][e],
+                                   base + j * L::V + e);
     } else {
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++)
 #pragma unroll
             for (int e = 0; e < L::VPL; e++)
                 if (base + j * L::V + e < nvals)
-                    h += Word<T>::hash(v[j][e], base + j * L::V + e);
+                    h += Word<T>::hash(RECONSTRUCT ? map.inv(v[j][e]) : v[j][e],
+                                       base + j * L::V + e);
     }
     return h;
 }
@@ -304,7 +333,7 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
     copy_out(buf, a.dst + at, size);
 }
 
-template <typename T>
+template <typename T, bool LOSSY>
 __global__ void __launch_bounds__(kThreads, 3)
     sleek_compress_kernel(const fz_gpu_args a) {
     typedef Layout<T> L;
@@ -312,6 +341,10 @@ __global__ void __launch_bounds__(kThreads, 3)
     CompressShared &bs = *reinterpret_cast<CompressShared *>(smem_raw);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const fz_header &h = a.expect;
+    /* lossy launches read the bound resolved on the device (REL needs the
+     * data's range); it may still say lossless */
+    const Map<T> map(!LOSSY || a.scratch->bound_lossless,
+                     LOSSY ? a.scratch->bound_k : 0);
     const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
     const uint32_t entry = fz_table_entry_bytes(h.flags);
     if (threadIdx.x == 0)
@@ -343,14 +376,16 @@ __global__ void __launch_bounds__(kThreads, 3)
                           (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES +
                           lane * 16,
                       v[j]);
-        const uint32_t hsum = checksums ? lane_hash<T>(v, nvals) : 0;
+        uint32_t hsum = 0;
+        if (checksums && map.lossless) /* hash of what decoding returns */
+            hsum = lane_hash<T, false>(v, nvals, map);
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++) {
             const int sub = warp * kSubsPerWarp + j;
             T any = 0;
 #pragma unroll
             for (int e = 0; e < L::VPL; e++) {
-                v[j][e] = Word<T>::fwd(v[j][e]);
+                v[j][e] = map.fwd(v[j][e]);
                 any |= v[j][e];
             }
             const T all = Word<T>::warp_or(any);
@@ -359,6 +394,8 @@ __global__ void __launch_bounds__(kThreads, 3)
             if (lane == 0)
                 out[sub] = (uint8_t)width[j];
         }
+        if (LOSSY && checksums && !map.lossless)
+            hsum = lane_hash<T, true>(v, nvals, map); /* the reconstruction */
         const uint32_t chunk_hash = block_sum_to_thread0(hsum, bs.hash);
         uint32_t my_off;
         uint32_t size = subchunk_offsets<T>(out[lane], &my_off);
@@ -379,12 +416,12 @@ __global__ void __launch_bounds__(kThreads, 3)
             atomicAdd(&a.scratch->table_sum, tsum);
         }
         __syncthreads(); /* widths read by every warp before packing */
-        if (verbatim) {  /* the raw bytes, back from the transform */
+        if (verbatim) {  /* what decoding returns: input or reconstruction */
 #pragma unroll
             for (int j = 0; j < kSubsPerWarp; j++) {
 #pragma unroll
                 for (int e = 0; e < L::VPL; e++)
-                    v[j][e] = Word<T>::inv(v[j][e]);
+                    v[j][e] = map.inv(v[j][e]);
                 uint4 q;
                 memcpy(&q, v[j], 16);
                 *reinterpret_cast<uint4 *>(
@@ -462,7 +499,7 @@ __device__ void prefetch_stored(const fz_gpu_args &a, const fz_header &h,
         __pipeline_memcpy_async(st + i, in + i, piece);
 }
 
-template <typename T>
+template <typename T, bool LOSSY>
 __global__ void __launch_bounds__(kThreads, 3)
     sleek_decompress_kernel(const fz_gpu_args a) {
     typedef Layout<T> L;
@@ -480,6 +517,15 @@ __global__ void __launch_bounds__(kThreads, 3)
     if (!bs.stream_ok)
         return;
     const fz_header &h = bs.hdr;
+    int lossless;
+    int32_t k;
+    if (sleek_mapping_of(sizeof(T), h.mode ? h.bound_eff_bits : 0, &lossless,
+                         &k)) {
+        if (threadIdx.x == 0)
+            fz_gpu_fail(a.scratch, FZS_CORRUPT_HEADER);
+        return;
+    }
+    const Map<T> map(!LOSSY || lossless, k);
     const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
     uint64_t c = bs.next;
     prefetch_stored(a, h, c, bs, 0);
@@ -551,7 +597,7 @@ __global__ void __launch_bounds__(kThreads, 3)
                     uint32_t idx = sub * L::V + lane * L::VPL + e;
                     any |= v[j][e];
                     bad |= idx >= nvals && v[j][e] != 0; /* padding is +0.0 */
-                    v[j][e] = Word<T>::inv(v[j][e]);
+                    v[j][e] = map.inv(v[j][e]);
                 }
                 /* canonical streams: the width is exactly the bits needed */
                 const T all = Word<T>::warp_or(any);
@@ -560,7 +606,7 @@ __global__ void __launch_bounds__(kThreads, 3)
             }
         }
         const uint32_t hsum =
-            a.verify && checksums ? lane_hash<T>(v, nvals) : 0;
+            a.verify && checksums ? lane_hash<T, false>(v, nvals, map) : 0;
         uint8_t *out = a.dst + c * SLEEK_CHUNK_BYTES;
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++)
@@ -598,22 +644,62 @@ cudaError_t launch(K kernel, int smem, const fz_gpu_args *a, int sm_count,
     return cudaGetLastError();
 }
 
+/* Lossy compression: the effective bound on the device, from the params
+ * (ABS) or the data's range (REL), before the main kernel reads it. */
+__global__ void resolve_bound(const fz_gpu_args a) {
+    const fz_header &h = a.expect;
+    uint64_t abs_bits = h.bound_bits;
+    if (h.mode == 2) {
+        double rel;
+        memcpy(&rel, &h.bound_bits, sizeof rel);
+        const double lo = a.scratch->range_lo, hi = a.scratch->range_hi;
+        abs_bits = fz_rel_abs_bound_bits(rel, hi >= lo ? hi - lo : 0.0);
+    }
+    int32_t k = 0;
+    const int lossless =
+        sleek_bound_exponent(fz_dtype_size(h.dtype), abs_bits, &k);
+    a.scratch->bound_lossless = lossless;
+    a.scratch->bound_k = k;
+    a.scratch->bound_eff_bits = lossless ? 0 : sleek_pow2_bits(k);
+}
+
 } // namespace
 
 cudaError_t fz_sleek_gpu_compress(const fz_gpu_args *a, int sm_count,
                                   cudaStream_t stream) {
-    return a->expect.dtype == 1
-               ? launch(sleek_compress_kernel<uint32_t>,
-                        (int)sizeof(CompressShared), a, sm_count, stream)
-               : launch(sleek_compress_kernel<uint64_t>,
-                        (int)sizeof(CompressShared), a, sm_count, stream);
+    const int smem = (int)sizeof(CompressShared);
+    const bool f32 = a->expect.dtype == 1;
+    if (a->expect.mode == 0)
+        return f32 ? launch(sleek_compress_kernel<uint32_t, false>, smem, a,
+                            sm_count, stream)
+                   : launch(sleek_compress_kernel<uint64_t, false>, smem, a,
+                            sm_count, stream);
+    cudaError_t err = cudaSuccess;
+    if (a->expect.mode == 2)
+        err = fz_gpu_value_range(a, stream);
+    if (err == cudaSuccess) {
+        resolve_bound<<<1, 1, 0, stream>>>(*a);
+        err = cudaGetLastError();
+    }
+    if (err != cudaSuccess)
+        return err;
+    return f32 ? launch(sleek_compress_kernel<uint32_t, true>, smem, a,
+                        sm_count, stream)
+               : launch(sleek_compress_kernel<uint64_t, true>, smem, a,
+                        sm_count, stream);
 }
 
 cudaError_t fz_sleek_gpu_decompress(const fz_gpu_args *a, int sm_count,
                                     cudaStream_t stream) {
-    return a->expect.dtype == 1
-               ? launch(sleek_decompress_kernel<uint32_t>,
-                        (int)sizeof(DecodeShared), a, sm_count, stream)
-               : launch(sleek_decompress_kernel<uint64_t>,
-                        (int)sizeof(DecodeShared), a, sm_count, stream);
+    const int smem = (int)sizeof(DecodeShared);
+    const bool f32 = a->expect.dtype == 1, lossy = a->expect.mode != 0;
+    if (f32)
+        return lossy ? launch(sleek_decompress_kernel<uint32_t, true>, smem, a,
+                              sm_count, stream)
+                     : launch(sleek_decompress_kernel<uint32_t, false>, smem, a,
+                              sm_count, stream);
+    return lossy ? launch(sleek_decompress_kernel<uint64_t, true>, smem, a,
+                          sm_count, stream)
+                 : launch(sleek_decompress_kernel<uint64_t, false>, smem, a,
+                          sm_count, stream);
 }

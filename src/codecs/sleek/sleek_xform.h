@@ -246,4 +246,24 @@ static FZ_HD uint64_t sleek_pow2_bits(int32_t k) {
     return k >= -1022 ? (uint64_t)(k + 1023) << 52 : (uint64_t)1 << (k + 1074);
 }
 
+/* Which mapping a stream's chunks use, from its effective bound (binary64
+ * bits): 0 -> lossless; else eps = 2^k, which must be an exact power of two
+ * inside [KMIN, KMAX] for the element size. Returns 0, or 1 if invalid. */
+static FZ_HD int sleek_mapping_of(uint32_t esize, uint64_t bound_eff_bits,
+                                  int *lossless, int32_t *k) {
+    *lossless = 1;
+    *k = 0;
+    if (bound_eff_bits == 0)
+        return 0;
+    const int32_t e = sleek_floor_log2(bound_eff_bits);
+    if ((bound_eff_bits >> 63) || ((bound_eff_bits >> 52) & 0x7FF) == 0x7FF ||
+        sleek_pow2_bits(e) != bound_eff_bits ||
+        e < (esize == 4 ? SLEEK_Q32_KMIN : SLEEK_Q64_KMIN) ||
+        e > (esize == 4 ? SLEEK_Q32_KMAX : SLEEK_Q64_KMAX))
+        return 1;
+    *lossless = 0;
+    *k = e;
+    return 0;
+}
+
 #endif /* SLEEK_XFORM_H */
