@@ -215,13 +215,18 @@ static int parse_mode(parser *ps, const char *text) {
     return CLI_EXIT_OK;
 }
 
+/* A finite bound >= 0 (SZ/zfp's -e). 0 keeps every bit; an underflow to a
+ * subnormal or 0 is fine, an overflow to infinity is not. */
 static int parse_bound(parser *ps, const char *text) {
     char *end;
-    errno = 0;
     double v = strtod(text, &end);
-    if (end == text || *end != '\0' || errno != 0 || !isfinite(v) || v <= 0)
-        return usage_error(ps, "-e: '%s' is not a positive number", text);
-    ps->o->bound = v;
+    if (end == text || *end != '\0' || isnan(v) || isinf(v) || v < 0)
+        return usage_error(ps,
+                           "-e: '%s' is not a valid error bound (a finite "
+                           "number >= 0)",
+                           text);
+    ps->o->bound = v == 0 ? 0.0 : v; /* -0 -> +0 */
+    ps->o->bound_given = 1;
     return CLI_EXIT_OK;
 }
 
@@ -384,9 +389,10 @@ static int check_required(parser *ps) {
 /* -e alone means an absolute bound (SZ's default); -M needs -e. */
 static int check_lossy(parser *ps) {
     cli_options *o = ps->o;
-    if (o->mode != FZ_MODE_LOSSLESS && o->bound == 0.0)
-        return usage_error(ps, "-M needs an error bound (-e BOUND)");
-    if (o->mode == FZ_MODE_LOSSLESS && o->bound != 0.0)
+    if (o->mode != FZ_MODE_LOSSLESS && !o->bound_given)
+        return usage_error(ps, "-M %s needs an error bound (-e BOUND)",
+                           o->mode == FZ_MODE_ABS ? "ABS" : "REL");
+    if (o->mode == FZ_MODE_LOSSLESS && o->bound_given)
         o->mode = FZ_MODE_ABS;
     return CLI_EXIT_OK;
 }

@@ -37,8 +37,9 @@ typedef struct cli_options {
     uint32_t ndims; /* 0 when no shape given */
     uint64_t dims[FZ_MAX_DIMS];
     fz_codec codec;
-    fz_mode mode;
-    double bound;
+    fz_mode mode; /* lossless unless -M or -e is given */
+    double bound; /* -e: finite and >= 0 (0: stored lossless) */
+    int bound_given;
     cli_backend backend;
     int32_t threads; /* 0 = all cores */
     int no_checksum;

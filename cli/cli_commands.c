@@ -88,12 +88,18 @@ static void fill_params(const cli_options *o, fz_exec exec, uint64_t values,
     p->threads = o->threads;
 }
 
-static int report_params_error(const cli_options *o, fz_status s) {
+static const char *mode_flag(fz_mode mode) {
+    return mode == FZ_MODE_ABS ? "ABS" : mode == FZ_MODE_REL ? "REL" : "";
+}
+
+static int report_params_error(const cli_options *o, fz_exec exec,
+                               fz_status s) {
     if (s == FZ_ERR_UNSUPPORTED && o->mode != FZ_MODE_LOSSLESS) {
-        cli_error("lossy compression (-M %s -e %g) is not available in this "
-                  "version: %s; omit -M/-e for lossless compression",
-                  o->mode == FZ_MODE_ABS ? "ABS" : "REL", o->bound,
-                  fz_status_string(s));
+        cli_error("lossy compression (-M %s -e %g) is not supported by the %s "
+                  "backend of this build: %s%s",
+                  mode_flag(o->mode), o->bound, exec_name(exec),
+                  fz_status_string(s),
+                  exec == FZ_EXEC_GPU ? " (use --cpu)" : "");
         return CLI_EXIT_FAIL;
     }
     return cli_status_error("compression parameters", s);
@@ -107,7 +113,7 @@ static int check_params_early(const cli_options *o, fz_exec exec) {
     one.ndims = 0; /* the shape is checked against the data later */
     fill_params(&one, exec, 1, &p);
     fz_status s = fz_compress_bound(&p, &bound);
-    return s == FZ_OK ? CLI_EXIT_OK : report_params_error(o, s);
+    return s == FZ_OK ? CLI_EXIT_OK : report_params_error(o, exec, s);
 }
 
 /* ------------------------------------------------------ loading input */
@@ -175,7 +181,7 @@ static int compress_array(const cli_options *o, const fz_params *p,
     size_t bound;
     fz_status s = fz_compress_bound(p, &bound);
     if (s != FZ_OK)
-        return report_params_error(o, s);
+        return report_params_error(o, p->exec, s);
     packed->size = 0;
     packed->data = alloc_or_report(bound, o->input);
     if (!packed->data)
@@ -189,7 +195,7 @@ static int compress_array(const cli_options *o, const fz_params *p,
     if (s != FZ_OK) {
         cli_buffer_free(packed);
         if (s == FZ_ERR_UNSUPPORTED)
-            return report_params_error(o, s);
+            return report_params_error(o, p->exec, s);
         cli_error("%s: compression failed: %s", o->input, fz_status_string(s));
         return CLI_EXIT_FAIL;
     }
@@ -252,12 +258,21 @@ int cli_compress(const cli_options *o) {
     if (rc == CLI_EXIT_OK) {
         rc = cli_write_file(o->output, o->force, packed.data, packed.size,
                             o->quiet);
-        if (rc == CLI_EXIT_OK && !o->quiet)
+        if (rc == CLI_EXIT_OK && !o->quiet) {
+            char bounds[128] = "";
+            fz_info info;
+            if (o->mode != FZ_MODE_LOSSLESS &&
+                fz_inspect(packed.data, packed.size, &info) == FZ_OK)
+                snprintf(bounds, sizeof bounds, ", %s bound %g, effective %g",
+                         mode_flag(o->mode), info.params.bound,
+                         info.bound_effective);
             fprintf(stderr,
                     "floatz: %s -> %s: %zu -> %zu bytes (ratio %.3f, %s, "
-                    "%.3f s)\n",
+                    "%.3f s%s)\n",
                     o->input, o->output, data.size, packed.size,
-                    ratio(data.size, packed.size), exec_name(exec), seconds);
+                    ratio(data.size, packed.size), exec_name(exec), seconds,
+                    bounds);
+        }
         cli_buffer_free(&packed);
     }
     cli_buffer_free(&data);
@@ -356,8 +371,16 @@ static void print_info(const char *path, const fz_info *info,
     printf("ndims:             %u\n", (unsigned)p->ndims);
     printf("dims:              %s (dims[0] is the fastest-varying)\n", shape);
     printf("mode:              %s\n", mode_name(p->mode));
-    printf("bound requested:   %.17g\n", p->bound);
-    printf("bound effective:   %.17g\n", info->bound_effective);
+    printf("bound requested:   %.17g%s\n", p->bound,
+           p->mode == FZ_MODE_ABS   ? " (absolute)"
+           : p->mode == FZ_MODE_REL ? " (x the value range: max - min of the "
+                                      "finite values)"
+                                    : "");
+    printf("bound effective:   %.17g%s\n", info->bound_effective,
+           p->mode == FZ_MODE_LOSSLESS ? ""
+           : info->bound_effective > 0
+               ? " (absolute, enforced: every finite value decodes within it)"
+               : " (stored lossless: every bit kept)");
     printf("original bytes:    %llu\n",
            (unsigned long long)info->original_bytes);
     printf("compressed bytes:  %llu\n",
@@ -405,8 +428,8 @@ static double value_at(const unsigned char *base, uint64_t i, fz_dtype dtype) {
     return v;
 }
 
-/* Largest |decoded - original|; a NaN on one side only counts as
- * infinite. */
+/* Largest |decoded - original| (lossless verify); a NaN on one side
+ * only counts as infinite. */
 static double max_abs_error(const cli_buffer *a, const cli_buffer *b,
                             fz_dtype dtype) {
     uint64_t n = a->size / dtype_size(dtype);
@@ -429,11 +452,131 @@ static double gb_per_s(uint64_t bytes, double seconds) {
     return seconds > 0 ? (double)bytes / seconds / 1e9 : INFINITY;
 }
 
+/* What a lossy round trip did to the values. */
+typedef struct lossy_stats {
+    double lo, hi;       /* min and max of the finite original values */
+    double range;        /* hi - lo (infinite if that overflows) */
+    double abs_bound;    /* requested bound as an absolute bound */
+    double max_error;    /* largest |decoded - original| */
+    double rmse;         /* over the finite values */
+    uint64_t violations; /* values outside abs_bound */
+} lossy_stats;
+
+/* factor x (hi - lo), also when hi - lo alone overflows. */
+static double times_range(double factor, double lo, double hi) {
+    double r = hi - lo;
+    if (isinf(r))
+        return 2.0 * (factor * (0.5 * hi - 0.5 * lo));
+    return factor * r;
+}
+
+/* min and max of the finite values (lo > hi when there are none). */
+static void finite_min_max(const cli_buffer *a, fz_dtype dtype, double *lo,
+                           double *hi) {
+    uint64_t n = a->size / dtype_size(dtype);
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (uint64_t i = 0; i < n; i++) {
+        double x = value_at(a->data, i, dtype);
+        if (isfinite(x)) {
+            *lo = x < *lo ? x : *lo;
+            *hi = x > *hi ? x : *hi;
+        }
+    }
+}
+
+/* A finite original must decode within abs_bound (checked in double, so
+ * -0.0 and +0.0 are equal); NaN and infinities must come back bit for
+ * bit. */
+static void lossy_compare(const cli_options *o, const cli_buffer *orig,
+                          const cli_buffer *dec, lossy_stats *s) {
+    const size_t esize = dtype_size(o->dtype);
+    const uint64_t n = orig->size / esize;
+    double lo, hi, worst = 0.0, sum = 0.0;
+    uint64_t finite = 0, non_finite_bad = 0;
+    finite_min_max(orig, o->dtype, &lo, &hi);
+    s->lo = lo;
+    s->hi = hi;
+    s->range = hi >= lo ? times_range(1.0, lo, hi) : 0.0;
+    s->abs_bound = o->mode == FZ_MODE_REL
+                       ? (hi >= lo ? times_range(o->bound, lo, hi) : 0.0)
+                       : o->bound;
+    s->violations = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        double x = value_at(orig->data, i, o->dtype);
+        double y = value_at(dec->data, i, o->dtype);
+        if (!isfinite(x) || !isfinite(y)) {
+            if (memcmp(orig->data + i * esize, dec->data + i * esize, esize))
+                non_finite_bad++;
+            continue;
+        }
+        double e = fabs(y - x);
+        s->violations += e > s->abs_bound;
+        worst = e > worst ? e : worst;
+        finite++;
+    }
+    /* RMSE scaled by the largest error: the squares cannot overflow */
+    for (uint64_t i = 0; i < n && worst > 0 && isfinite(worst); i++) {
+        double x = value_at(orig->data, i, o->dtype);
+        double y = value_at(dec->data, i, o->dtype);
+        if (isfinite(x) && isfinite(y))
+            sum += ((y - x) / worst) * ((y - x) / worst);
+    }
+    s->violations += non_finite_bad;
+    s->max_error = non_finite_bad ? INFINITY : worst;
+    if (non_finite_bad || isinf(worst))
+        s->rmse = INFINITY;
+    else
+        s->rmse = worst > 0 ? worst * sqrt(sum / (double)finite) : 0.0;
+}
+
 typedef struct verify_result {
     uint64_t original, compressed;
     double compress_s, decompress_s, max_error;
     int identical, passed;
+    double bound_effective; /* from the stream's header */
+    lossy_stats lossy;      /* lossy modes only */
 } verify_result;
+
+static void print_psnr(const lossy_stats *s) {
+    if (s->rmse == 0) {
+        printf("PSNR:              inf (no error)\n");
+    } else if (s->range == 0 || isinf(s->rmse)) {
+        printf("PSNR:              -inf (%s)\n",
+               s->range == 0 ? "the value range is 0" : "unbounded error");
+    } else { /* (range / 2) x 2: no overflow */
+        printf("PSNR:              %.2f dB\n",
+               20.0 * (log10(times_range(0.5, s->lo, s->hi)) + log10(2.0) -
+                       log10(s->rmse)));
+    }
+}
+
+static void print_lossy_verify(const cli_options *o, const verify_result *r) {
+    const lossy_stats *s = &r->lossy;
+    printf("mode:              %s\n", mode_name(o->mode));
+    printf("bound requested:   %.17g%s\n", o->bound,
+           o->mode == FZ_MODE_REL ? " (x the value range)" : " (absolute)");
+    printf("bound effective:   %.17g%s\n", r->bound_effective,
+           r->bound_effective > 0
+               ? " (enforced: a power of two <= the absolute bound)"
+               : " (stored lossless: every bit kept)");
+    printf("value range:       %.17g (max - min of the finite values)\n",
+           s->range);
+    if (o->mode == FZ_MODE_REL)
+        printf("absolute bound:    %.17g (= %.17g x value range)\n",
+               s->abs_bound, o->bound);
+    else
+        printf("absolute bound:    %.17g\n", s->abs_bound);
+    printf("max abs error:     %.17g\n", s->max_error);
+    if (s->abs_bound > 0)
+        printf("max error / bound: %.6g\n", s->max_error / s->abs_bound);
+    else
+        printf("max error / bound: %s\n", s->max_error > 0 ? "inf" : "0");
+    printf("violations:        %llu (values with |decoded - original| > the "
+           "absolute bound)\n",
+           (unsigned long long)s->violations);
+    print_psnr(s);
+}
 
 static void print_verify(const cli_options *o, fz_exec exec,
                          const verify_result *r) {
@@ -448,14 +591,19 @@ static void print_verify(const cli_options *o, fz_exec exec,
            gb_per_s(r->original, r->compress_s), r->compress_s);
     printf("decompression:     %.3f GB/s (%.6f s)\n",
            gb_per_s(r->original, r->decompress_s), r->decompress_s);
-    printf("max abs error:     %.17g\n", r->max_error);
-    const char *result =
-        o->mode == FZ_MODE_LOSSLESS
-            ? (r->passed ? "verified (bitwise identical round trip)"
-                         : "FAILED (round trip is not bitwise identical)")
-            : (r->passed ? "verified (within bound)"
-                         : "FAILED (bound exceeded)");
-    printf("result:            %s\n", result);
+    if (o->mode == FZ_MODE_LOSSLESS) {
+        printf("max abs error:     %.17g\n", r->max_error);
+        printf("result:            %s\n",
+               r->passed ? "verified (bitwise identical round trip)"
+                         : "FAILED (round trip is not bitwise identical)");
+        return;
+    }
+    print_lossy_verify(o, r);
+    if (r->passed)
+        printf("result:            verified (within bound)\n");
+    else
+        printf("result:            FAILED (%llu values exceed the bound)\n",
+               (unsigned long long)r->lossy.violations);
 }
 
 /* One small untimed round trip, so the timings leave out one-time costs:
@@ -497,10 +645,15 @@ static int round_trip(const cli_options *o, fz_exec exec, const fz_params *p,
         r->compressed = packed.size;
         r->identical = restored.size == data->size &&
                        memcmp(restored.data, data->data, data->size) == 0;
-        r->max_error = max_abs_error(data, &restored, o->dtype);
-        r->passed = o->mode == FZ_MODE_LOSSLESS
-                        ? r->identical
-                        : r->max_error <= info.bound_effective;
+        r->bound_effective = info.bound_effective;
+        if (o->mode == FZ_MODE_LOSSLESS) {
+            r->max_error = max_abs_error(data, &restored, o->dtype);
+            r->passed = r->identical;
+        } else {
+            lossy_compare(o, data, &restored, &r->lossy);
+            r->max_error = r->lossy.max_error;
+            r->passed = r->lossy.violations == 0;
+        }
         cli_buffer_free(&restored);
     }
     cli_buffer_free(&packed);

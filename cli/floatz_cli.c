@@ -10,8 +10,8 @@
 static const char help_overview[] =
     "Usage: floatz COMMAND [options]\n"
     "\n"
-    "Compress arrays of float32 / float64 values without loss, on the CPU\n"
-    "(OpenMP) or an NVIDIA GPU (CUDA).\n"
+    "Compress arrays of float32 / float64 values, without loss or within an\n"
+    "error bound (-M/-e), on the CPU (OpenMP) or an NVIDIA GPU (CUDA).\n"
     "\n"
     "Commands:\n"
     "  compress   (-z)  -i IN -o OUT -f|-d [options]  compress an array\n"
@@ -21,7 +21,7 @@ static const char help_overview[] =
     "\n"
     "                                                 in memory: ratio, speed,"
     "\n"
-    "                                                 exactness\n"
+    "                                                 exactness or errors\n"
     "\n"
     "  floatz COMMAND --help   the options of a command\n"
     "  floatz --version        versions of the tool, library and format\n"
@@ -47,8 +47,14 @@ static const char help_type_shape[] =
 
 static const char help_codec[] =
     "  -c, --codec NAME      codec (default: sleek)\n"
-    "  -M, --mode ABS|REL    lossy mode: not available in this version\n"
-    "  -e, --bound BOUND     error bound of the lossy mode (-e alone: ABS)\n"
+    "  -M, --mode ABS|REL    lossy: ABS keeps |decoded - original| <= BOUND,\n"
+    "                        REL <= BOUND x (max - min) of the finite values\n"
+    "  -e, --bound BOUND     error bound, a finite number >= 0 (-e alone:\n"
+    "                        ABS). The bound enforced is the largest power of\n"
+    "                        two <= it (info shows both); 0, or a bound below\n"
+    "                        the type's finest spacing, keeps every bit. NaN,\n"
+    "                        infinities and subnormals are kept exactly; -0.0\n"
+    "                        may come back as +0.0\n"
     "  --no-checksum         store no per-chunk data checksums\n";
 
 static const char help_backend[] =
@@ -120,9 +126,15 @@ static void print_verify_help(void) {
     fputs("Usage: floatz verify -i IN -f|-d [options]\n\n"
           "Compress and decompress IN in memory and print sizes, ratio,\n"
           "throughput (GB/s = 1e9 bytes/s of original data, wall time on a\n"
-          "monotonic clock), the largest absolute error and \"verified\" when\n"
-          "the round trip is bitwise identical; exits with 1 when it is not."
-          "\n\nOptions:\n"
+          "monotonic clock) and the largest absolute error.\n"
+          "Lossless: \"verified\" when the round trip is bitwise identical.\n"
+          "Lossy (-M/-e): the requested, effective and absolute bounds (REL:\n"
+          "BOUND x value range), max error / bound, PSNR (20 log10(range /\n"
+          "RMSE)) and the violations: finite values with |decoded - original|\n"
+          "above the absolute bound (in double; -0.0 equals +0.0), and NaN or\n"
+          "infinities not returned bit for bit; \"verified (within bound)\"\n"
+          "when there are none. Exits with 1 when the check fails.\n"
+          "\nOptions:\n"
           "  -i, --input IN        input file\n",
           stdout);
     fputs(help_type_shape, stdout);

@@ -84,8 +84,8 @@ typedef enum fz_codec {
 
 typedef enum fz_mode {
     FZ_MODE_LOSSLESS = 0, /* every bit returned */
-    FZ_MODE_ABS = 1,      /* |decoded - original| <= bound (not yet) */
-    FZ_MODE_REL = 2       /* bound * (max - min) of the input (not yet) */
+    FZ_MODE_ABS = 1,      /* |decoded - original| <= bound */
+    FZ_MODE_REL = 2       /* ... <= bound * (max - min) of the finite input */
 } fz_mode;
 
 /* Which backend the HOST API uses. The device API always runs on the GPU. */
@@ -109,12 +109,12 @@ typedef struct fz_params {
     uint64_t dims[FZ_MAX_DIMS]; /* dims[0] fastest; unused dims must be 1 */
     fz_codec codec;
     fz_mode mode;
-    double bound;             /* error bound; 0 for lossless */
+    double bound;             /* lossy: finite, >= 0 (0 = stored lossless);
+                                 lossless: must be 0 */
     uint32_t flags;           /* FZ_FLAG_* */
     fz_exec exec;             /* host API backend (not stored) */
     int32_t threads;          /* CPU threads, 0 = all cores, < 0 invalid,
-                                 above FZ_MAX_THREADS means that many
-                                 (not stored) */
+                                 at most FZ_MAX_THREADS used (not stored) */
     int32_t codec_options[4]; /* codec-specific, 0 = default */
     uint32_t reserved[8];     /* must be zero */
 } fz_params;

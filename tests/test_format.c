@@ -1,5 +1,7 @@
 /* Header inspection, version and status strings, parameter validation and
  * output-capacity handling of the public API. */
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,14 +254,28 @@ static void test_invalid_params(void) {
     expect_params_status(NULL, FZ_ERR_INVALID_ARGUMENT);
 }
 
-static void test_lossy_unsupported(void) {
+/* Lossy modes take a finite bound >= 0 (0 and -0.0 included); negative,
+ * NaN and infinite bounds are invalid arguments. */
+static void test_lossy_params(void) {
     const fz_mode modes[] = {FZ_MODE_ABS, FZ_MODE_REL};
+    const double good[] = {0.0, -0.0, 1e-3, 1.0, DBL_TRUE_MIN, DBL_MAX};
+    const double bad[] = {-1.0,      -DBL_TRUE_MIN, -DBL_MAX, INFINITY,
+                          -INFINITY, NAN,           -NAN};
     for (int i = 0; i < 2; i++) {
-        tu_context("lossy mode %d", (int)modes[i]);
-        fz_params p = tu_params(FZ_F32, 64, 0);
-        p.mode = modes[i];
-        p.bound = 1e-3;
-        expect_params_status(&p, FZ_ERR_UNSUPPORTED);
+        for (size_t k = 0; k < sizeof good / sizeof good[0]; k++) {
+            tu_context("lossy mode %d bound %g", (int)modes[i], good[k]);
+            fz_params p = tu_params(FZ_F32, 64, 0);
+            p.mode = modes[i];
+            p.bound = good[k];
+            expect_params_status(&p, FZ_OK);
+        }
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            tu_context("lossy mode %d bound %g", (int)modes[i], bad[k]);
+            fz_params p = tu_params(FZ_F64, 64, 0);
+            p.mode = modes[i];
+            p.bound = bad[k];
+            expect_params_status(&p, FZ_ERR_INVALID_ARGUMENT);
+        }
     }
 }
 
@@ -324,13 +340,16 @@ static size_t next_capacity(size_t cap, size_t need) {
 /* Every capacity below the stream size fails with DST_TOO_SMALL and leaves
  * the bytes past the capacity alone; the exact size works. Two threads make
  * batches of 32 chunks, so large inputs take several batches. */
-static void compress_capacity_case(fz_dtype dtype, tu_gen g, size_t n) {
+static void compress_capacity_case(fz_dtype dtype, tu_gen g, size_t n,
+                                   fz_mode mode) {
     const size_t bytes = n * tu_dtype_size(dtype);
-    tu_context("compress capacity %s %s n=%zu", tu_dtype_name(dtype),
-               tu_gen_name(g), n);
+    tu_context("compress capacity %s %s n=%zu mode %d", tu_dtype_name(dtype),
+               tu_gen_name(g), n, (int)mode);
     void *src = tu_xmalloc(bytes);
     tu_fill(g, dtype, src, n, 8);
     fz_params p = tu_params(dtype, n, 0);
+    p.mode = mode;
+    p.bound = mode == FZ_MODE_LOSSLESS ? 0.0 : 1e-3;
     p.threads = 2;
     size_t need = 0, size = 0;
     free(tu_compress(&p, src, &need));
@@ -372,11 +391,18 @@ static void test_capacity(void) {
     const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
     for (int t = 0; t < 2; t++) {
         const size_t c = tu_chunk_values(dtypes[t]);
-        compress_capacity_case(dtypes[t], TU_GEN_SMOOTH, 0);
-        compress_capacity_case(dtypes[t], TU_GEN_SMOOTH, 33);
-        compress_capacity_case(dtypes[t], TU_GEN_SMOOTH, 3 * c + 5);
-        compress_capacity_case(dtypes[t], TU_GEN_PATCHWORK, 3 * c + 5);
-        compress_capacity_case(dtypes[t], TU_GEN_RANDOM_BITS, 40 * c + 1);
+        compress_capacity_case(dtypes[t], TU_GEN_SMOOTH, 0, FZ_MODE_LOSSLESS);
+        compress_capacity_case(dtypes[t], TU_GEN_SMOOTH, 33, FZ_MODE_LOSSLESS);
+        compress_capacity_case(dtypes[t], TU_GEN_SMOOTH, 3 * c + 5,
+                               FZ_MODE_LOSSLESS);
+        compress_capacity_case(dtypes[t], TU_GEN_PATCHWORK, 3 * c + 5,
+                               FZ_MODE_LOSSLESS);
+        compress_capacity_case(dtypes[t], TU_GEN_RANDOM_BITS, 40 * c + 1,
+                               FZ_MODE_LOSSLESS);
+        /* lossy: REL reads the data's range before writing anything */
+        compress_capacity_case(dtypes[t], TU_GEN_PATCHWORK, 3 * c + 5,
+                               FZ_MODE_ABS);
+        compress_capacity_case(dtypes[t], TU_GEN_WAVE, 2 * c + 1, FZ_MODE_REL);
         decompress_capacity_case(dtypes[t], 1);
         decompress_capacity_case(dtypes[t], 2 * c + 3);
     }
@@ -412,7 +438,7 @@ int main(void) {
     test_codec_names();
     test_params_helpers();
     test_invalid_params();
-    test_lossy_unsupported();
+    test_lossy_params();
     test_compress_argument_errors();
     test_decompress_argument_errors();
     test_capacity();

@@ -222,10 +222,134 @@ expect_rc 2 "option that does not apply" decompress --no-checksum -i f64.fz -o x
 expect_rc 2 "bad thread count" compress -d -j many -i f64.raw -o x.fz
 expect_rc 2 "unknown codec" compress -d -c nope -i f64.raw -o x.fz
 expect_error 'sleek' "unknown codec: message lists the codecs"
-expect_rc 2 "-M without -e" compress -d -M ABS -i f64.raw -o x.fz
-expect_rc 1 "lossy mode is not available yet" compress -d -M ABS -e 1e-3 -i f64.raw -o x.fz
-expect_error 'lossy.*not available' "lossy: clear message"
-check "no output after a refused lossy compress" no_leftovers x.fz
+
+# ------------------------------------------------------------ lossy
+# within_bound BOUND ORIG DECODED: both text files hold the same number of
+# values and each decoded value is within BOUND of the original (in double;
+# awk reads "%.17g" / "%.9g" back exactly).
+within_bound() {
+    [ "$(wc -l <"$2")" -eq "$(wc -l <"$3")" ] &&
+        paste -d ' ' "$2" "$3" | awk -v b="$1" '
+            { d = $2 - $1; if (d < 0) d = -d; if (d > b) bad++ }
+            END { exit bad > 0 }'
+}
+differ() { ! cmp -s "$1" "$2"; }
+# value_range FILE: max - min of a text file's values
+value_range() {
+    awk 'NR == 1 { lo = $1; hi = $1 }
+         { if ($1 < lo) lo = $1; if ($1 > hi) hi = $1 }
+         END { printf "%.17g\n", hi - lo }' "$1"
+}
+# pow2_at_most E LIMIT: E is a power of two (> 0) and E <= LIMIT
+pow2_at_most() {
+    awk -v e="$1" -v lim="$2" 'BEGIN {
+        if (!(e > 0) || e > lim) exit 1
+        while (e < 1) e *= 2
+        while (e > 1) e /= 2
+        exit e != 1 }'
+}
+expect_rc 0 "lossy ABS compress f64 (-M ABS -e 1e-3)" \
+    compress -d -M ABS -e 1e-3 -i f64.raw -o abs64.fz
+check "lossy ABS summary names the effective bound" grep -q 'effective' err.txt
+check "lossy ABS stream is smaller than the lossless one" \
+    [ "$(file_size abs64.fz)" -lt "$(file_size f64.fz)" ]
+expect_rc 0 "lossy ABS decompress to raw" decompress -i abs64.fz -o abs64.raw
+check "lossy ABS output has 8 bytes per value" [ "$(file_size abs64.raw)" -eq $((N * 8)) ]
+check "lossy ABS output is not bitwise identical (lossy)" differ f64.raw abs64.raw
+expect_rc 0 "lossy ABS decompress --text" decompress --text -i abs64.fz -o abs64.out
+check "lossy ABS: every value within 1e-3 of the original" \
+    within_bound 1e-3 f64.txt abs64.out
+expect_rc 0 "info of an ABS stream" info abs64.fz
+check "info shows mode ABS" grep -q 'mode:.*ABS' out.txt
+check "info shows the requested bound" grep -q 'bound requested:.*0.001' out.txt
+eff=$(sed -n 's/^bound effective: *\([^ ]*\).*/\1/p' out.txt)
+check "info: effective bound ($eff) is a power of two <= 1e-3" pow2_at_most "$eff" 1e-3
+expect_rc 0 "verify -M ABS -e 1e-3 from the decoded file's source" \
+    verify -d -M ABS -e 1e-3 -i f64.raw
+for field in 'mode:.*ABS' 'bound requested:.*0.001' 'bound effective' \
+    'absolute bound:.*0.001' 'value range' 'max abs error' \
+    'max error / bound' 'violations:.*0 ' 'PSNR:.*dB' 'ratio' 'GB/s' \
+    'verified (within bound)'; do
+    check "lossy verify shows '$field'" grep -q "$field" out.txt
+done
+
+range=$(value_range f64.txt)
+rel_abs=$(awk -v r="$range" 'BEGIN { printf "%.17g\n", 1e-4 * r }')
+expect_rc 0 "lossy REL compress f64 text (-M REL -e 1e-4)" \
+    compress -d -M REL -e 1e-4 -i f64.txt -o rel64.fz
+expect_rc 0 "lossy REL decompress --text" decompress -i rel64.fz -o rel64.out --text
+check "lossy REL: every value within 1e-4 x range ($rel_abs)" \
+    within_bound "$rel_abs" f64.txt rel64.out
+check "lossy REL output differs from the input (lossy)" differ f64.txt rel64.out
+expect_rc 0 "info of a REL stream" info rel64.fz
+check "info shows mode REL" grep -q 'mode:.*REL' out.txt
+check "info shows the relative bound" grep -q 'bound requested:.*0.0001' out.txt
+eff=$(sed -n 's/^bound effective: *\([^ ]*\).*/\1/p' out.txt)
+check "info: REL effective bound ($eff) is a power of two <= $rel_abs" \
+    pow2_at_most "$eff" "$rel_abs"
+expect_rc 0 "verify -M REL" verify -d -M REL -e 1e-4 -i f64.txt
+check "REL verify shows the range" grep -q 'value range:.*1013' out.txt
+check "REL verify shows bound x range" grep -q 'absolute bound:.*x value range' out.txt
+check "REL verify: 0 violations, verified" grep -q 'verified (within bound)' out.txt
+
+expect_rc 0 "lossy f32 text, -e alone is ABS" compress -f -e 0.3 -i f32.txt -o abs32.fz
+expect_rc 0 "lossy f32 decompress to .txt" decompress -i abs32.fz -o abs32.out.txt
+check "lossy f32: every value within 0.3" within_bound 0.3 f32.txt abs32.out.txt
+expect_rc 0 "info of the -e alone stream" info abs32.fz
+check "-e alone means ABS" grep -q 'mode:.*ABS' out.txt
+expect_rc 0 "verify f32 -M REL --cpu -j 2" verify -f -M REL -e 1e-3 --cpu -j 2 -i f32.raw
+check "f32 REL verify: verified (within bound)" grep -q 'verified (within bound)' out.txt
+
+# -e 0 keeps every bit, in both modes and types
+expect_rc 0 "compress -M ABS -e 0" compress -d -M ABS -e 0 -i f64.raw -o zero64.fz
+expect_rc 0 "decompress the -e 0 stream" decompress -i zero64.fz -o zero64.raw
+check "-M ABS -e 0 round trip is bitwise identical" cmp -s f64.raw zero64.raw
+expect_rc 0 "info of an -e 0 stream" info zero64.fz
+check "-e 0: effective bound 0 (stored lossless)" grep -q 'bound effective: *0 ' out.txt
+expect_rc 0 "compress -M REL -e 0 f32" compress -f -M REL -e 0 -i f32.raw -o zero32.fz
+expect_rc 0 "decompress the f32 -e 0 stream" decompress -i zero32.fz -o zero32.raw
+check "-M REL -e 0 round trip is bitwise identical" cmp -s f32.raw zero32.raw
+expect_rc 0 "verify -e 0" verify -d -e 0 -i f64.raw
+check "verify -e 0: max abs error 0" grep -q 'max abs error: *0$' out.txt
+check "verify -e 0: PSNR inf" grep -q 'PSNR:.*inf' out.txt
+
+# REL on a constant array: range 0, stored lossless
+awk 'BEGIN { for (i = 0; i < 5000; i++) print "2.75" }' >const.txt
+expect_rc 0 "REL on a constant array" compress -d -M REL -e 0.1 -i const.txt -o const.fz
+expect_rc 0 "decompress it" decompress --text -i const.fz -o const.out
+check "REL constant: values unchanged" same_numbers const.txt const.out
+expect_rc 0 "info of the constant REL stream" info const.fz
+check "REL constant: effective bound 0" grep -q 'bound effective: *0 ' out.txt
+
+# NaN, infinities and subnormals come back bit for bit (verify checks
+# non-finite values bitwise and counts mismatches as violations)
+printf 'nan\n-nan\ninf\n-inf\n1e-310\n-4.9e-324\n0\n-0\n1.5\n1e300\n-7\n' >special.txt
+expect_rc 0 "verify special values, -e 0.5" verify -d -e 0.5 -i special.txt
+check "special values: 0 violations" grep -q 'violations: *0 ' out.txt
+grep -v 1e300 special.txt >special32.txt
+expect_rc 0 "verify special values f32, REL" verify -f -M REL -e 0.01 -i special32.txt
+check "special f32 values: verified" grep -q 'verified (within bound)' out.txt
+
+# bad bounds
+expect_rc 2 "-e -1 refused" compress -d -M ABS -e -1 -i f64.raw -o x.fz
+expect_error "-e: '-1' is not a valid error bound" "-e -1: clear message"
+expect_rc 2 "-e nan refused" compress -d -M ABS -e nan -i f64.raw -o x.fz
+expect_error "'nan' is not a valid error bound" "-e nan: clear message"
+expect_rc 2 "-e inf refused" compress -d -M REL -e inf -i f64.raw -o x.fz
+expect_error "'inf' is not a valid error bound" "-e inf: clear message"
+expect_rc 2 "-e 1e999 (overflow) refused" verify -d -e 1e999 -i f64.raw
+expect_error "'1e999' is not a valid error bound" "-e 1e999: clear message"
+expect_rc 2 "-e with text refused" compress -d -e 1e-3x -i f64.raw -o x.fz
+expect_rc 2 "-M ABS without -e" compress -d -M ABS -i f64.raw -o x.fz
+expect_error '-M ABS needs an error bound' "-M without -e: clear message"
+expect_rc 2 "-M REL without -e in verify" verify -d -M REL -i f64.raw
+expect_error 'needs an error bound' "verify -M without -e: clear message"
+expect_rc 2 "-e without its value" compress -d -i f64.raw -o x.fz -e
+expect_error 'needs a value' "-e without a value: clear message"
+expect_rc 2 "unknown mode" compress -d -M SQUARE -e 1 -i f64.raw -o x.fz
+expect_error 'ABS or REL' "unknown mode: clear message"
+expect_rc 2 "-e does not apply to decompress" decompress -e 1 -i abs64.fz -o x.raw
+check "no output after refused lossy options" no_leftovers x.fz
 
 # ------------------------------------------------------------ damaged streams
 cp f64.fz corrupt.fz
@@ -253,6 +377,17 @@ else
     check "GPU stream equals the CPU stream" cmp -s f64.fz gpu.fz
     expect_rc 0 "decompress --gpu" decompress --gpu -i f64.fz -o gpu.raw
     check "GPU decompression is bitwise identical" cmp -s f64.raw gpu.raw
+    expect_rc 0 "lossy ABS compress --gpu" \
+        compress --gpu -d -M ABS -e 1e-3 -i f64.raw -o gpu-abs.fz
+    check "lossy ABS GPU stream equals the CPU stream" cmp -s abs64.fz gpu-abs.fz
+    expect_rc 0 "lossy REL compress --gpu" \
+        compress --gpu -d -M REL -e 1e-4 -i f64.txt -o gpu-rel.fz
+    check "lossy REL GPU stream equals the CPU stream" cmp -s rel64.fz gpu-rel.fz
+    expect_rc 0 "lossy decompress --gpu" decompress --gpu -i abs64.fz -o gpu-abs.raw
+    check "lossy GPU decode equals the CPU decode" cmp -s abs64.raw gpu-abs.raw
+    expect_rc 0 "lossy verify --gpu" verify --gpu -d -M REL -e 1e-4 -i f64.raw
+    check "lossy GPU verify: verified (within bound)" \
+        grep -q 'verified (within bound)' out.txt
 fi
 
 # ------------------------------------------------------------ real data

@@ -51,9 +51,10 @@ static void encode_one(const fz_codec_cpu *codec, const fz_header *h,
         *sum = 0;
 }
 
-/* max - min of the finite values, in double (0 when there are none).
- * min/max are exact and order-free: any thread count, same result. */
-static double value_range(const fz_header *h, const void *src, int threads) {
+/* Min and max of the finite values, in double (lo > hi when there are
+ * none). min/max are exact and order-free: any thread count, same result. */
+static void value_range(const fz_header *h, const void *src, int threads,
+                        double *lo_out, double *hi_out) {
     const int64_t n = (int64_t)(h->original_bytes / fz_dtype_size(h->dtype));
     double lo = DBL_MAX, hi = -DBL_MAX;
     if (h->dtype == 1) {
@@ -77,7 +78,8 @@ static double value_range(const fz_header *h, const void *src, int threads) {
                 hi = v[i] > hi ? v[i] : hi;
             }
     }
-    return hi >= lo ? hi - lo : 0.0;
+    *lo_out = lo;
+    *hi_out = hi;
 }
 
 fz_status fz_cpu_compress(const fz_params *p, const fz_header *h0,
@@ -88,9 +90,10 @@ fz_status fz_cpu_compress(const fz_params *p, const fz_header *h0,
     if (h.mode == FZ_MODE_REL) {
         double rel;
         memcpy(&rel, &h.bound_bits, sizeof rel);
-        h.bound_eff_bits = codec->effective_bound(
-            &h, fz_rel_abs_bound_bits(
-                    rel, value_range(&h, src, fz_thread_count(p->threads))));
+        double lo, hi;
+        value_range(&h, src, fz_thread_count(p->threads), &lo, &hi);
+        h.bound_eff_bits =
+            codec->effective_bound(&h, fz_rel_abs_bound_bits(rel, lo, hi));
     }
     uint8_t *out = (uint8_t *)dst;
     const uint64_t table_bytes = fz_table_bytes(&h);

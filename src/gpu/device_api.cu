@@ -21,7 +21,7 @@ __global__ void finalize_compress(const fz_gpu_args a,
             a.dst[i] = 0;
         for (uint32_t i = 0; i < FZ_HDR_BYTES; i++)
             a.dst[i] = a.header[i];
-        if (a.expect.mode != 0) /* REL: known only now */
+        if (a.expect.mode == 2) /* REL: known only now */
             fz_store64(a.dst + FZ_OFF_BOUND_EFF, a.scratch->bound_eff_bits);
         fz_header_finalize(
             a.dst, total, fz_hash_final(a.scratch->table_sum, table_bytes / 4));

@@ -4,9 +4,13 @@
  *  2. the GPU stream is byte-identical to the CPU stream;
  *  3. GPU streams decode on the CPU and CPU streams on the GPU;
  *  4. the device API on device-resident data matches the CPU;
- *  5. corrupted and truncated streams are rejected by GPU decoding.
+ *  5. corrupted and truncated streams are rejected by GPU decoding;
+ *  6. lossy modes (ABS, REL): the same bytes as the CPU, the same decoded
+ *     values on both backends, every value within the bound.
  * Exits 77 (ctest: skipped) when no CUDA GPU is usable. */
 #include <cuda_runtime.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,21 +46,89 @@ typedef struct gpu_case {
     size_t bytes;
     uint8_t *cpu_stream;
     size_t cpu_size;
+    void *expect; /* the CPU's decode of cpu_stream (src when lossless) */
 } gpu_case;
 
-static gpu_case make_case(fz_dtype dtype, tu_gen g, size_t n, uint32_t flags) {
+static double value_at(fz_dtype t, const void *a, size_t i) {
+    if (t == FZ_F32) {
+        float f;
+        memcpy(&f, (const uint8_t *)a + 4 * i, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, (const uint8_t *)a + 8 * i, 8);
+    return d;
+}
+
+/* Lossy: every finite value within the requested absolute bound (REL:
+ * bound x (max - min) of the finite values) and the effective bound; NaN,
+ * infinities and subnormals bit for bit. */
+static void check_within_bound(const gpu_case *c) {
+    const fz_dtype t = c->params.dtype;
+    const size_t es = tu_dtype_size(t), n = c->bytes / es;
+    fz_info info;
+    CHECK_OK(fz_inspect(c->cpu_stream, c->cpu_size, &info));
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double v = value_at(t, c->src, i);
+        if (isfinite(v)) {
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+    }
+    double abs_bound = c->params.bound;
+    if (c->params.mode == FZ_MODE_REL)
+        abs_bound = !(hi >= lo) ? 0.0
+                    : isinf(hi - lo)
+                        ? 2.0 * (c->params.bound * (0.5 * hi - 0.5 * lo))
+                        : c->params.bound * (hi - lo);
+    CHECK(info.bound_effective <= abs_bound);
+    for (size_t i = 0; i < n; i++) {
+        const double o = value_at(t, c->src, i);
+        const double d = value_at(t, c->expect, i);
+        const int subnormal =
+            o != 0 && fabs(o) < (t == FZ_F32 ? FLT_MIN : DBL_MIN);
+        if (!isfinite(o) || subnormal) {
+            CHECK(memcmp((const uint8_t *)c->src + i * es,
+                         (const uint8_t *)c->expect + i * es, es) == 0);
+            continue;
+        }
+        CHECK(fabs(d - o) <= abs_bound);
+        CHECK(fabs(d - o) <= info.bound_effective);
+    }
+}
+
+static gpu_case make_lossy_case(fz_dtype dtype, tu_gen g, size_t n,
+                                uint32_t flags, fz_mode mode, double bound) {
     gpu_case c;
     c.bytes = n * tu_dtype_size(dtype);
     c.src = tu_xmalloc(c.bytes);
     tu_fill(g, dtype, c.src, n, 1000 + n);
     c.params = tu_params(dtype, n, flags);
+    c.params.mode = mode;
+    c.params.bound = bound;
     c.cpu_stream = tu_compress(&c.params, c.src, &c.cpu_size);
+    c.expect = tu_xmalloc(c.bytes);
+    fz_decode_options o = tu_decode_opts(0, 0);
+    size_t got = 0;
+    CHECK_OK(
+        fz_decompress(c.cpu_stream, c.cpu_size, c.expect, c.bytes, &o, &got));
+    CHECK_EQ_U64(got, c.bytes);
+    if (mode == FZ_MODE_LOSSLESS)
+        CHECK(memcmp(c.expect, c.src, c.bytes) == 0);
+    else
+        check_within_bound(&c);
     return c;
+}
+
+static gpu_case make_case(fz_dtype dtype, tu_gen g, size_t n, uint32_t flags) {
+    return make_lossy_case(dtype, g, n, flags, FZ_MODE_LOSSLESS, 0.0);
 }
 
 static void free_case(gpu_case *c) {
     free(c->src);
     free(c->cpu_stream);
+    free(c->expect);
 }
 
 /* Decode on backend `exec` into a guarded buffer; compare when it works. */
@@ -70,7 +142,7 @@ static fz_status decode_on(fz_exec exec, const uint8_t *stream, size_t size,
     CHECK(tu_guard_intact(&out));
     if (st == FZ_OK) {
         CHECK_EQ_U64(got, c->bytes);
-        CHECK(memcmp(out.data, c->src, c->bytes) == 0);
+        CHECK(memcmp(out.data, c->expect, c->bytes) == 0);
     }
     tu_buf_free(&out);
     return st;
@@ -189,7 +261,7 @@ static fz_status device_decompress(const fz_params *p, device_buffers *d,
 static void check_device_output(const gpu_case *c, device_buffers *d) {
     uint8_t *host = (uint8_t *)tu_xmalloc(c->bytes);
     CUDA_CHECK(cudaMemcpy(host, d->out, c->bytes, cudaMemcpyDeviceToHost));
-    CHECK(memcmp(host, c->src, c->bytes) == 0);
+    CHECK(memcmp(host, c->expect, c->bytes) == 0);
     free(host);
 }
 
@@ -263,6 +335,11 @@ static void check_device_errors(const gpu_case *c) {
     other.dims[0] = c->params.dtype == FZ_F32 ? c->params.dims[0] / 2
                                               : c->params.dims[0] * 2;
     check_params_mismatch(&other, &d, c->cpu_size);
+    other = c->params; /* lossless params for a lossy stream, or lossy */
+    other.mode =
+        c->params.mode == FZ_MODE_LOSSLESS ? FZ_MODE_ABS : FZ_MODE_LOSSLESS;
+    other.bound = other.mode == FZ_MODE_LOSSLESS ? 0.0 : 1e-3;
+    check_params_mismatch(&other, &d, c->cpu_size);
     check_device_flip(c, &d, 20);              /* header */
     check_device_flip(c, &d, c->cpu_size - 1); /* last payload byte */
     if (c->cpu_size > FZ_HEADER_BYTES)
@@ -323,6 +400,55 @@ static void test_all_cases(void) {
     }
 }
 
+/* 6: lossy modes, host and device API, against the CPU. */
+static void test_lossy_cases(void) {
+    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
+    const tu_gen gens[] = {TU_GEN_WAVE, TU_GEN_MIXED, TU_GEN_SPECIAL,
+                           TU_GEN_RANDOM_BITS, TU_GEN_CONSTANT};
+    const struct {
+        fz_mode mode;
+        double bound;
+    } lossy[] = {{FZ_MODE_ABS, 1e-3}, {FZ_MODE_ABS, 0.0},   {FZ_MODE_ABS, 1e30},
+                 {FZ_MODE_REL, 1e-4}, {FZ_MODE_REL, 1e-12}, {FZ_MODE_REL, 0.0}};
+    size_t sizes[16];
+    for (int t = 0; t < 2; t++) {
+        const size_t count = case_sizes(dtypes[t], sizes);
+        for (size_t l = 0; l < sizeof lossy / sizeof lossy[0]; l++)
+            for (size_t g = 0; g < sizeof gens / sizeof gens[0]; g++)
+                for (size_t i = 0; i < count; i++) {
+                    /* every size for one generator, a few for the rest */
+                    if (g > 0 && i % 4 != 1 && i + 1 != count)
+                        continue;
+                    const uint32_t flags = i % 2 ? FZ_FLAG_NO_CHECKSUM : 0;
+                    tu_context("gpu lossy %s %s %s bound %g n=%zu flags=%u",
+                               tu_dtype_name(dtypes[t]),
+                               lossy[l].mode == FZ_MODE_ABS ? "ABS" : "REL",
+                               tu_gen_name(gens[g]), lossy[l].bound, sizes[i],
+                               flags);
+                    gpu_case c =
+                        make_lossy_case(dtypes[t], gens[g], sizes[i], flags,
+                                        lossy[l].mode, lossy[l].bound);
+                    check_host_api(&c);
+                    check_device_api(&c);
+                    free_case(&c);
+                    cases_run++;
+                }
+    }
+    for (int t = 0; t < 2; t++) {
+        for (int m = 0; m < 2; m++) {
+            tu_context("gpu lossy corruption %s %s", tu_dtype_name(dtypes[t]),
+                       m ? "REL" : "ABS");
+            gpu_case c =
+                make_lossy_case(dtypes[t], TU_GEN_PATCHWORK, 5000, 0,
+                                m ? FZ_MODE_REL : FZ_MODE_ABS, m ? 1e-6 : 1e-3);
+            check_device_errors(&c);
+            check_corruption(&c);
+            free_case(&c);
+            cases_run++;
+        }
+    }
+}
+
 static void test_errors_and_corruption(void) {
     const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
     const size_t sizes[] = {0, 33, 5000};
@@ -346,6 +472,7 @@ int main(void) {
     }
     test_all_cases();
     test_errors_and_corruption();
+    test_lossy_cases();
     printf("test_gpu: %u cases passed\n", cases_run);
     return 0;
 }

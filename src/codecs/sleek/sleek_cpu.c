@@ -177,8 +177,11 @@ static uint32_t hash_value64(uint64_t v, uint64_t idx) {
             for (uint32_t i = have; i < V; i++)                                \
                 if (vals[i] != 0) /* padding must be +0.0 */                   \
                     return FZS_CORRUPT_CHUNK;                                  \
-            for (uint32_t i = 0; i < have; i++)                                \
+            for (uint32_t i = 0; i < have; i++) {                              \
+                if (!lossless && !sleek_code_valid##W(vals[i], q))             \
+                    return FZS_CORRUPT_CHUNK;                                  \
                 vals[i] = MAP_INV(W, lossless, q, vals[i]);                    \
+            }                                                                  \
             memcpy((uint8_t *)dst + first * (W / 8), vals,                     \
                    (size_t)have * (W / 8));                                    \
         }                                                                      \

@@ -53,26 +53,70 @@ template <> struct Word<uint64_t> {
 /* The per-value mapping of a launch: lossless transform or quantizer.
  * Kernels instantiated without lossy support fold `lossless` to true. */
 template <typename T> struct Map;
+/* 2^e as float / double for a normal exponent (garbage otherwise: callers
+ * only use it when `fast`). */
+__device__ inline float pow2f(int32_t e) {
+    uint32_t b = (uint32_t)(e + 127) << 23;
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+__device__ inline double pow2d(int32_t e) {
+    uint64_t b = (uint64_t)(e + 1023) << 52;
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+
 template <> struct Map<uint32_t> {
-    bool lossless;
+    bool lossless, fast;
     sleek_q32 q;
-    __device__ Map(bool l, int32_t k) : lossless(l), q(sleek_q32_make(k)) {}
+    float scale; /* 2 eps as a float, when it is a normal number */
+    __device__ Map(bool l, int32_t k)
+        : lossless(l), fast(k + 1 >= -126), q(sleek_q32_make(k)),
+          scale(pow2f(k + 1)) {}
     __device__ uint32_t fwd(uint32_t x) const {
         return lossless ? sleek_fwd32(x) : sleek_quant32(x, q);
     }
     __device__ uint32_t inv(uint32_t x) const {
         return lossless ? sleek_inv32(x) : sleek_dequant32(x, q);
     }
+    __device__ bool valid(uint32_t x) const {
+        return lossless || sleek_code_valid32(x, q);
+    }
+    /* inv() for the encoder's checksum, bit-identical: a bin (<= 2^23) times
+     * a normal power of two is exact in float arithmetic (the product is a
+     * multiple of 2^-126 and at most T <= 2^127), so one conversion and one
+     * multiplication replace the integer reconstruction. */
+    __device__ uint32_t recon(uint32_t x) const {
+        const uint32_t sign = x & 1u, mag = (x >> 1) + sign;
+        if (lossless || !fast || mag > (1u << 23))
+            return inv(x);
+        return __float_as_uint(__fmul_rn((float)mag, scale)) | sign << 31;
+    }
 };
 template <> struct Map<uint64_t> {
-    bool lossless;
+    bool lossless, fast;
     sleek_q64 q;
-    __device__ Map(bool l, int32_t k) : lossless(l), q(sleek_q64_make(k)) {}
+    double scale;
+    __device__ Map(bool l, int32_t k)
+        : lossless(l), fast(k + 1 >= -1022), q(sleek_q64_make(k)),
+          scale(pow2d(k + 1)) {}
     __device__ uint64_t fwd(uint64_t x) const {
         return lossless ? sleek_fwd64(x) : sleek_quant64(x, q);
     }
     __device__ uint64_t inv(uint64_t x) const {
         return lossless ? sleek_inv64(x) : sleek_dequant64(x, q);
+    }
+    __device__ bool valid(uint64_t x) const {
+        return lossless || sleek_code_valid64(x, q);
+    }
+    __device__ uint64_t recon(uint64_t x) const {
+        const uint64_t sign = x & 1u, mag = (x >> 1) + sign;
+        if (lossless || !fast || mag > ((uint64_t)1 << 52))
+            return inv(x);
+        return (uint64_t)__double_as_longlong(__dmul_rn((double)mag, scale)) |
+               sign << 63;
     }
 };
 
@@ -198,7 +242,7 @@ __device__ uint32_t lane_hash(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
         for (int j = 0; j < kSubsPerWarp; j++)
 #pragma unroll
             for (int e = 0; e < L::VPL; e++)
-                h += Word<T>::hash(RECONSTRUCT ? map.inv(v[j][e]) : v[j][e],
+                h += Word<T>::hash(RECONSTRUCT ? map.recon(v[j][e]) : v[j][e],
                                    base + j * L::V + e);
     } else {
 #pragma unroll
@@ -206,7 +250,8 @@ __device__ uint32_t lane_hash(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
 #pragma unroll
             for (int e = 0; e < L::VPL; e++)
                 if (base + j * L::V + e < nvals)
-                    h += Word<T>::hash(RECONSTRUCT ? map.inv(v[j][e]) : v[j][e],
+                    h += Word<T>::hash(RECONSTRUCT ? map.recon(v[j][e])
+                                                   : v[j][e],
                                        base + j * L::V + e);
     }
     return h;
@@ -597,6 +642,7 @@ __global__ void __launch_bounds__(kThreads, 3)
                     uint32_t idx = sub * L::V + lane * L::VPL + e;
                     any |= v[j][e];
                     bad |= idx >= nvals && v[j][e] != 0; /* padding is +0.0 */
+                    bad |= LOSSY && !map.valid(v[j][e]);
                     v[j][e] = map.inv(v[j][e]);
                 }
                 /* canonical streams: the width is exactly the bits needed */
@@ -653,7 +699,7 @@ __global__ void resolve_bound(const fz_gpu_args a) {
         double rel;
         memcpy(&rel, &h.bound_bits, sizeof rel);
         const double lo = a.scratch->range_lo, hi = a.scratch->range_hi;
-        abs_bits = fz_rel_abs_bound_bits(rel, hi >= lo ? hi - lo : 0.0);
+        abs_bits = fz_rel_abs_bound_bits(rel, lo, hi);
     }
     int32_t k = 0;
     const int lossless =

@@ -178,6 +178,15 @@ static FZ_HD uint64_t sleek_quant64(uint64_t bits, sleek_q64 q) {
     return sleek_fold64(mag, bits >> 63);
 }
 
+/* Whether a code is one the quantizer can produce (canonical streams): only
+ * magnitudes past the subnormal range are not. */
+static FZ_HD int sleek_code_valid32(uint32_t enc, sleek_q32 q) {
+    return (enc >> 1) + (enc & 1u) <= q.lmax + ((1u << 23) - 1);
+}
+static FZ_HD int sleek_code_valid64(uint64_t enc, sleek_q64 q) {
+    return (enc >> 1) + (enc & 1u) <= q.lmax + (((uint64_t)1 << 52) - 1);
+}
+
 static FZ_HD uint32_t sleek_dequant32(uint32_t enc, sleek_q32 q) {
     const uint32_t B = 1u << 23;
     const uint32_t sign = enc & 1u, mag = (enc >> 1) + sign;
