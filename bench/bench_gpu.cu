@@ -2,7 +2,7 @@
  * of the same bytes, in the same run.
  *
  *   bench_gpu [--gib G] [--dtype f32|f64|both] [--reps N] [--input FILE]
- *             [--markdown FILE] [--lossless]
+ *             [--markdown FILE] [--lossless] [--no-checksum]
  *
  * Data: two 3-D fields generated on the device (see make_field), or --input
  * FILE (raw values of --dtype) tiled to the size. Modes: lossless, then REL
@@ -47,6 +47,7 @@ struct Options {
     const char *input = nullptr;
     const char *markdown = nullptr;
     bool lossless_only = false;
+    bool no_checksum = false;
 };
 
 /* Two synthetic 3-D fields: "smooth3d" (temperature-like, offset 280, so
@@ -218,6 +219,8 @@ static void run_field(fz_dtype dtype, const char *field, double offset,
     const size_t bytes = n * esize;
     fz_params p;
     CHECK_FZ(fz_params_init(&p, dtype, n));
+    if (o.no_checksum)
+        p.flags |= FZ_FLAG_NO_CHECKSUM;
     Buffers b;
     p.mode = FZ_MODE_REL; /* the largest scratch of the modes used */
     p.bound = 1e-3;
@@ -308,9 +311,12 @@ int main(int argc, char **argv) {
             o.markdown = v, i++;
         else if (!strcmp(a, "--lossless"))
             o.lossless_only = true;
+        else if (!strcmp(a, "--no-checksum"))
+            o.no_checksum = true;
         else {
             fprintf(stderr, "usage: bench_gpu [--gib G] [--reps N] [--dtype "
-                            "f32|f64|both] [--input FILE] [--markdown FILE]\n");
+                            "f32|f64|both] [--input FILE] [--markdown FILE] "
+                            "[--lossless] [--no-checksum]\n");
             return 2;
         }
     }
@@ -339,8 +345,10 @@ int main(int argc, char **argv) {
         if (o.input)
             break; /* one input file */
     }
-    printf("device: %s (%d SMs), floatz %s, codec sleek, median of %d\n\n",
-           prop.name, prop.multiProcessorCount, fz_version_string(), o.reps);
+    printf("device: %s (%d SMs), floatz %s, codec sleek, checksums %s, "
+           "median of %d\n\n",
+           prop.name, prop.multiProcessorCount, fz_version_string(),
+           o.no_checksum ? "off" : "on", o.reps);
     print_rows(stdout, rows);
     if (o.markdown) {
         FILE *f = fopen(o.markdown, "w");
@@ -349,10 +357,10 @@ int main(int argc, char **argv) {
             return 1;
         }
         fprintf(f,
-                "device: %s (%d SMs), floatz %s, codec sleek, median of "
-                "%d\n\n",
+                "device: %s (%d SMs), floatz %s, codec sleek, checksums %s, "
+                "median of %d\n\n",
                 prop.name, prop.multiProcessorCount, fz_version_string(),
-                o.reps);
+                o.no_checksum ? "off" : "on", o.reps);
         print_rows(f, rows);
         fclose(f);
     }
