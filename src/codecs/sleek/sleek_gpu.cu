@@ -298,18 +298,26 @@ __device__ uint64_t chunk_raw_bytes(uint64_t original, uint64_t c) {
 /* Shared memory of a block. Two input stages: the next chunk streams in
  * (cp.async) while this one is processed. */
 struct __align__(16) CompressShared {
-    uint8_t stage[2][SLEEK_CHUNK_BYTES]; /* raw chunks */
-    /* encoded chunks: this one being built, the previous being written */
-    uint8_t out[2][SLEEK_WIDTHS_BYTES + SLEEK_CHUNK_BYTES + 16];
+    /* Three rotating chunk buffers: the next chunk's raw bytes arriving
+     * (cp.async), this chunk (raw, then encoded in place once every thread
+     * holds its values in registers), the previous chunk's encoding waiting
+     * for its offset. Three 16 KiB buffers instead of four lets 4 blocks
+     * share an SM. */
+    uint8_t buf[3][SLEEK_WIDTHS_BYTES + SLEEK_CHUNK_BYTES + 16];
+    uint8_t widths[SLEEK_SUBS];
     uint32_t hash[kWarps];
     unsigned long long next;        /* ticket after the current chunk */
     unsigned long long prev_offset; /* where the previous chunk goes */
 };
+/* Decoding streams the next chunk in while this one is decoded (a third
+ * stage was measured: no gain). */
+constexpr int kDecodeStages = 2;
 struct __align__(16) DecodeShared {
-    uint8_t stage[2][SLEEK_CHUNK_BYTES]; /* stored chunks */
+    uint8_t stage[kDecodeStages][SLEEK_CHUNK_BYTES]; /* stored chunks */
     uint32_t hash[kWarps];
     unsigned long long next;
-    uint32_t stage_size[2], stage_want[2], stage_ok[2];
+    uint32_t stage_size[kDecodeStages], stage_want[kDecodeStages],
+        stage_ok[kDecodeStages];
     fz_header hdr; /* the stream's header, validated */
     int stream_ok;
 };
@@ -379,7 +387,7 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
 }
 
 template <typename T, bool LOSSY>
-__global__ void __launch_bounds__(kThreads, 3)
+__global__ void __launch_bounds__(kThreads, 4)
     sleek_compress_kernel(const fz_gpu_args a) {
     typedef Layout<T> L;
     extern __shared__ __align__(16) uint8_t smem_raw[];
@@ -396,29 +404,29 @@ __global__ void __launch_bounds__(kThreads, 3)
         bs.next = next_ticket(a);
     __syncthreads();
     uint64_t c = bs.next;
-    prefetch_raw<T>(a, c, bs.stage[0]);
+    prefetch_raw<T>(a, c, bs.buf[0]);
     __pipeline_commit();
     __syncthreads();
     if (threadIdx.x == 0)
         bs.next = next_ticket(a);
     uint64_t prev = ~0ull; /* chunk encoded last iteration, not yet written */
     uint32_t prev_size = 0;
-    int ob = 0;
-    for (int s = 0; c < h.chunk_count; s ^= 1, ob ^= 1) {
-        __syncthreads(); /* bs.next visible; out[ob] free again */
+    for (int cur = 0; c < h.chunk_count; cur = cur == 2 ? 0 : cur + 1) {
+        const int next_buf = cur == 2 ? 0 : cur + 1;
+        const int prev_buf = cur == 0 ? 2 : cur - 1;
+        __syncthreads(); /* bs.next visible; buf[next_buf] written out */
         const uint64_t c_next = bs.next;
-        prefetch_raw<T>(a, c_next, bs.stage[s ^ 1]);
+        prefetch_raw<T>(a, c_next, bs.buf[next_buf]);
         __pipeline_commit();
         __pipeline_wait_prior(1); /* this thread's part of chunk c landed */
         const uint64_t raw = chunk_raw_bytes(h.original_bytes, c);
         const uint32_t nvals = (uint32_t)(raw / sizeof(T));
-        uint8_t *out = bs.out[ob];
+        uint8_t *out = bs.buf[cur];
         T v[kSubsPerWarp][L::VPL];
         uint32_t width[kSubsPerWarp];
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++)
-            load16<T>(bs.stage[s] +
-                          (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES +
+            load16<T>(out + (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES +
                           lane * 16,
                       v[j]);
         uint32_t hsum = 0;
@@ -437,13 +445,14 @@ __global__ void __launch_bounds__(kThreads, 3)
             width[j] = L::TB - (sizeof(T) == 4 ? fz_clz32((uint32_t)all)
                                                : fz_clz64((uint64_t)all));
             if (lane == 0)
-                out[sub] = (uint8_t)width[j];
+                bs.widths[sub] = (uint8_t)width[j];
         }
         if (LOSSY && checksums && !map.lossless)
             hsum = lane_hash<T, true>(v, nvals, map); /* the reconstruction */
+        /* after this barrier every thread holds its values: `out` is free */
         const uint32_t chunk_hash = block_sum_to_thread0(hsum, bs.hash);
         uint32_t my_off;
-        uint32_t size = subchunk_offsets<T>(out[lane], &my_off);
+        uint32_t size = subchunk_offsets<T>(bs.widths[lane], &my_off);
         const bool verbatim = size >= raw;
         if (verbatim)
             size = (uint32_t)raw;
@@ -460,8 +469,7 @@ __global__ void __launch_bounds__(kThreads, 3)
             }
             atomicAdd(&a.scratch->table_sum, tsum);
         }
-        __syncthreads(); /* widths read by every warp before packing */
-        if (verbatim) {  /* what decoding returns: input or reconstruction */
+        if (verbatim) { /* what decoding returns: input or reconstruction */
 #pragma unroll
             for (int j = 0; j < kSubsPerWarp; j++) {
 #pragma unroll
@@ -474,6 +482,8 @@ __global__ void __launch_bounds__(kThreads, 3)
                     lane * 16) = q;
             }
         } else { /* zero this warp's region, then OR the packed bits in */
+            if (warp == 0)
+                out[lane] = (uint8_t)bs.widths[lane];
             const int sub0 = warp * kSubsPerWarp;
             const uint32_t first = __shfl_sync(FZ_FULL_MASK, my_off, sub0);
             const uint32_t last =
@@ -493,14 +503,14 @@ __global__ void __launch_bounds__(kThreads, 3)
             }
         }
         if (prev != ~0ull)
-            write_chunk(a, bs, prev, prev_size, bs.out[ob ^ 1]);
+            write_chunk(a, bs, prev, prev_size, bs.buf[prev_buf]);
         prev = c;
         prev_size = size;
         c = c_next;
-    }
-    if (prev != ~0ull) {
-        __syncthreads();
-        write_chunk(a, bs, prev, prev_size, bs.out[ob ^ 1]);
+        if (c >= h.chunk_count) { /* the last one: write it now */
+            __syncthreads();
+            write_chunk(a, bs, prev, prev_size, bs.buf[cur]);
+        }
     }
 }
 
@@ -545,7 +555,7 @@ __device__ void prefetch_stored(const fz_gpu_args &a, const fz_header &h,
 }
 
 template <typename T, bool LOSSY>
-__global__ void __launch_bounds__(kThreads, 3)
+__global__ void __launch_bounds__(kThreads, 4)
     sleek_decompress_kernel(const fz_gpu_args a) {
     typedef Layout<T> L;
     extern __shared__ __align__(16) uint8_t smem_raw[];
