@@ -15,7 +15,7 @@ gen="$build/tools/fzgen"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "== floatz $("$fz" --version | head -1)"
+echo "== $("$fz" --version | head -1)"
 
 # 1. Generated: a smooth 3-D field (f32 and f64), through files.
 for t in f32 f64; do
@@ -26,6 +26,8 @@ for t in f32 f64; do
     echo "== generated smooth3d 256x256x128 $t: file round trip identical," \
         "$(stat -c %s "$work/smooth.$t") -> $(stat -c %s "$work/smooth.$t.fz") bytes"
     "$fz" verify -t "$t" -3 256 256 128 -i "$work/smooth.$t"
+    echo "== generated smooth3d $t, lossy: error bound 1e-3 x value range"
+    "$fz" verify -t "$t" -3 256 256 128 -M REL -e 1e-3 -i "$work/smooth.$t"
 done
 
 # 2. Real data, read in place (never copied into the repository).
