@@ -3,6 +3,7 @@
  *
  *   bench_gpu [--gib G] [--dtype f32|f64|both] [--reps N] [--input FILE]
  *             [--markdown FILE] [--lossless] [--no-checksum]
+ *             [--codec sleek|gfc|...] [--dim N]
  *
  * Data: two 3-D fields generated on the device (see make_field), or --input
  * FILE (raw values of --dtype) tiled to the size. Modes: lossless, then REL
@@ -48,6 +49,8 @@ struct Options {
     const char *markdown = nullptr;
     bool lossless_only = false;
     bool no_checksum = false;
+    fz_codec codec = FZ_CODEC_SLEEK;
+    int dim = 0; /* gfc dimensionality (0 = default) */
 };
 
 /* Two synthetic 3-D fields: "smooth3d" (temperature-like, offset 280, so
@@ -221,9 +224,15 @@ static void run_field(fz_dtype dtype, const char *field, double offset,
     CHECK_FZ(fz_params_init(&p, dtype, n));
     if (o.no_checksum)
         p.flags |= FZ_FLAG_NO_CHECKSUM;
+    p.codec = o.codec;
+    p.codec_options[0] = o.dim;
+    /* only sleek has lossy modes */
+    const bool lossy = !o.lossless_only && o.codec == FZ_CODEC_SLEEK;
     Buffers b;
-    p.mode = FZ_MODE_REL; /* the largest scratch of the modes used */
-    p.bound = 1e-3;
+    if (lossy) { /* the largest scratch of the modes used */
+        p.mode = FZ_MODE_REL;
+        p.bound = 1e-3;
+    }
     CHECK_FZ(fz_compress_bound(&p, &b.bound));
     CHECK_FZ(fz_device_scratch_size(&p, &b.scratch_bytes));
     CHECK_CUDA(cudaMalloc(&b.in, bytes));
@@ -258,7 +267,7 @@ static void run_field(fz_dtype dtype, const char *field, double offset,
     const fz_mode modes[] = {FZ_MODE_LOSSLESS, FZ_MODE_REL, FZ_MODE_REL,
                              FZ_MODE_ABS, FZ_MODE_REL};
     const double bounds[] = {0, 1e-2, 1e-3, 1e-3 * range, 1e-4};
-    for (int m = 0; m < (o.lossless_only ? 1 : 5); m++) {
+    for (int m = 0; m < (lossy ? 5 : 1); m++) {
         p.mode = modes[m];
         p.bound = bounds[m];
         rows.push_back(
@@ -313,10 +322,19 @@ int main(int argc, char **argv) {
             o.lossless_only = true;
         else if (!strcmp(a, "--no-checksum"))
             o.no_checksum = true;
+        else if (!strcmp(a, "--codec") && v) {
+            if (fz_codec_from_name(v, &o.codec) != FZ_OK) {
+                fprintf(stderr, "bench_gpu: unknown codec %s\n", v);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--dim") && v)
+            o.dim = atoi(v), i++;
         else {
             fprintf(stderr, "usage: bench_gpu [--gib G] [--reps N] [--dtype "
                             "f32|f64|both] [--input FILE] [--markdown FILE] "
-                            "[--lossless] [--no-checksum]\n");
+                            "[--lossless] [--no-checksum] [--codec NAME] "
+                            "[--dim N]\n");
             return 2;
         }
     }
@@ -345,10 +363,10 @@ int main(int argc, char **argv) {
         if (o.input)
             break; /* one input file */
     }
-    printf("device: %s (%d SMs), floatz %s, codec sleek, checksums %s, "
+    printf("device: %s (%d SMs), floatz %s, codec %s, checksums %s, "
            "median of %d\n\n",
            prop.name, prop.multiProcessorCount, fz_version_string(),
-           o.no_checksum ? "off" : "on", o.reps);
+           fz_codec_name(o.codec), o.no_checksum ? "off" : "on", o.reps);
     print_rows(stdout, rows);
     if (o.markdown) {
         FILE *f = fopen(o.markdown, "w");
@@ -357,10 +375,10 @@ int main(int argc, char **argv) {
             return 1;
         }
         fprintf(f,
-                "device: %s (%d SMs), floatz %s, codec sleek, checksums %s, "
+                "device: %s (%d SMs), floatz %s, codec %s, checksums %s, "
                 "median of %d\n\n",
                 prop.name, prop.multiProcessorCount, fz_version_string(),
-                o.no_checksum ? "off" : "on", o.reps);
+                fz_codec_name(o.codec), o.no_checksum ? "off" : "on", o.reps);
         print_rows(f, rows);
         fclose(f);
     }

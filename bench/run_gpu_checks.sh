@@ -30,12 +30,19 @@ bench_rc=$?
 "$build/bench/bench_gpu" --gib "$gib" --reps 9 --no-checksum \
     --markdown "$out/bench_nochecksum.md" >"$out/bench_nochecksum.log" 2>&1
 [ $? -eq 0 ] || bench_rc=1
-timeout 300 compute-sanitizer --tool memcheck --error-exitcode 3 \
-    "$build/tests/test_gpu" >"$out/memcheck.log" 2>&1
-memcheck_rc=$?
+"$build/bench/bench_gpu" --gib "$gib" --reps 9 --codec gfc \
+    --markdown "$out/bench_gfc.md" >"$out/bench_gfc.log" 2>&1
+[ $? -eq 0 ] || bench_rc=1
+memcheck_rc=0
+for t in "$build"/tests/test_gpu*; do
+    timeout 300 compute-sanitizer --tool memcheck --error-exitcode 3 "$t" \
+        >"$out/memcheck_$(basename "$t").log" 2>&1 || memcheck_rc=1
+done
 
 echo "== ctest (rc $tests_rc)"; tail -12 "$out/ctest.log"
 echo "== bench (rc $bench_rc)"; cat "$out/bench.log"
 echo "== bench without checksums"; tail -n +3 "$out/bench_nochecksum.log"
-echo "== memcheck of test_gpu (rc $memcheck_rc)"; tail -3 "$out/memcheck.log"
+echo "== bench gfc"; tail -n +3 "$out/bench_gfc.log"
+echo "== memcheck of the GPU tests (rc $memcheck_rc)"
+tail -n 2 "$out"/memcheck_*.log
 [ $tests_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $memcheck_rc -eq 0 ]

@@ -26,7 +26,8 @@ enum {
     GROUP_NO_CHECKSUM = 1u << 8,
     GROUP_SKIP_CHECKSUM = 1u << 9,
     GROUP_FORCE = 1u << 10,
-    GROUP_FORMAT = 1u << 11
+    GROUP_FORMAT = 1u << 11,
+    GROUP_CODEC_OPTIONS = 1u << 12
 };
 
 static const struct {
@@ -45,6 +46,7 @@ static const struct {
     {GROUP_SKIP_CHECKSUM, "--skip-checksum"},
     {GROUP_FORCE, "-F"},
     {GROUP_FORMAT, "--text/--raw"},
+    {GROUP_CODEC_OPTIONS, "--dim/--chunk-values"},
 };
 
 static const unsigned allowed_groups[] = {
@@ -52,14 +54,15 @@ static const unsigned allowed_groups[] = {
     [CLI_CMD_COMPRESS] = GROUP_INPUT | GROUP_OUTPUT | GROUP_DTYPE |
                          GROUP_SHAPE | GROUP_CODEC | GROUP_LOSSY |
                          GROUP_BACKEND | GROUP_THREADS | GROUP_NO_CHECKSUM |
-                         GROUP_FORCE | GROUP_FORMAT,
+                         GROUP_FORCE | GROUP_FORMAT | GROUP_CODEC_OPTIONS,
     [CLI_CMD_DECOMPRESS] = GROUP_INPUT | GROUP_OUTPUT | GROUP_DTYPE |
                            GROUP_SHAPE | GROUP_BACKEND | GROUP_THREADS |
                            GROUP_SKIP_CHECKSUM | GROUP_FORCE | GROUP_FORMAT,
     [CLI_CMD_INFO] = GROUP_INPUT,
     [CLI_CMD_VERIFY] = GROUP_INPUT | GROUP_DTYPE | GROUP_SHAPE | GROUP_CODEC |
                        GROUP_LOSSY | GROUP_BACKEND | GROUP_THREADS |
-                       GROUP_NO_CHECKSUM | GROUP_SKIP_CHECKSUM | GROUP_FORMAT,
+                       GROUP_NO_CHECKSUM | GROUP_SKIP_CHECKSUM | GROUP_FORMAT |
+                       GROUP_CODEC_OPTIONS,
 };
 
 enum {
@@ -68,7 +71,9 @@ enum {
     LONG_NO_CHECKSUM,
     LONG_SKIP_CHECKSUM,
     LONG_TEXT,
-    LONG_RAW
+    LONG_RAW,
+    LONG_DIM,
+    LONG_CHUNK_VALUES
 };
 
 /* Leading '-': non-options come back in order as 1; ':' reports a missing
@@ -93,6 +98,8 @@ static const struct option long_options[] = {
     {"quiet", no_argument, NULL, 'q'},
     {"text", no_argument, NULL, LONG_TEXT},
     {"raw", no_argument, NULL, LONG_RAW},
+    {"dim", required_argument, NULL, LONG_DIM},
+    {"chunk-values", required_argument, NULL, LONG_CHUNK_VALUES},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {"compress", no_argument, NULL, 'z'},
@@ -241,6 +248,25 @@ static int parse_threads(parser *ps, const char *text) {
     return CLI_EXIT_OK;
 }
 
+/* gfc: --dim 1..32 (codec_options[0]), --chunk-values a multiple of 32
+ * up to 4194304 (codec_options[1]). */
+static int parse_codec_option(parser *ps, const char *text, int k) {
+    const char *name = k == 0 ? "--dim" : "--chunk-values";
+    const long max = k == 0 ? 32 : 4194304, multiple = k == 0 ? 1 : 32;
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (!isdigit((unsigned char)text[0]) || *end != '\0' || errno != 0 ||
+        v < 1 || v > max || v % multiple != 0)
+        return usage_error(ps,
+                           k == 0 ? "%s: '%s' is not a dimensionality (1..32)"
+                                  : "%s: '%s' is not a multiple of 32 from 32 "
+                                    "to 4194304",
+                           name, text);
+    ps->o->codec_options[k] = (int32_t)v;
+    return CLI_EXIT_OK;
+}
+
 static int set_command(parser *ps, cli_command command) {
     if (ps->o->command != CLI_CMD_NONE && ps->o->command != command)
         return usage_error(ps, "more than one command given");
@@ -307,6 +333,8 @@ static int handle_value_option(parser *ps, int c, const char *arg) {
     case 'M': return parse_mode(ps, arg);
     case 'e': return parse_bound(ps, arg);
     case 'j': return parse_threads(ps, arg);
+    case LONG_DIM: return parse_codec_option(ps, arg, 0);
+    case LONG_CHUNK_VALUES: return parse_codec_option(ps, arg, 1);
     }
     return bad_option(ps, '?');
 }
@@ -357,6 +385,8 @@ static unsigned group_of(int c) {
     case 'F': return GROUP_FORCE;
     case LONG_TEXT:
     case LONG_RAW: return GROUP_FORMAT;
+    case LONG_DIM:
+    case LONG_CHUNK_VALUES: return GROUP_CODEC_OPTIONS;
     }
     return 0;
 }
@@ -397,8 +427,17 @@ static int check_lossy(parser *ps) {
     return CLI_EXIT_OK;
 }
 
+static int check_codec_options(parser *ps) {
+    if ((ps->seen & GROUP_CODEC_OPTIONS) && ps->o->codec != FZ_CODEC_GFC)
+        return usage_error(ps, "--dim and --chunk-values apply to codec gfc "
+                               "only (-c gfc)");
+    return CLI_EXIT_OK;
+}
+
 static int check_options(parser *ps) {
     int rc = check_groups(ps);
+    if (rc == CLI_EXIT_OK)
+        rc = check_codec_options(ps);
     if (rc == CLI_EXIT_OK)
         rc = check_required(ps);
     if (rc == CLI_EXIT_OK)

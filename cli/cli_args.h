@@ -42,6 +42,8 @@ typedef struct cli_options {
     int bound_given;
     cli_backend backend;
     int32_t threads; /* 0 = all cores */
+    /* fz_params.codec_options: gfc --dim [0], --chunk-values [1] */
+    int32_t codec_options[4];
     int no_checksum;
     int skip_checksum;
     int force;

@@ -86,6 +86,7 @@ static void fill_params(const cli_options *o, fz_exec exec, uint64_t values,
     p->flags = o->no_checksum ? FZ_FLAG_NO_CHECKSUM : 0;
     p->exec = exec;
     p->threads = o->threads;
+    memcpy(p->codec_options, o->codec_options, sizeof p->codec_options);
 }
 
 static const char *mode_flag(fz_mode mode) {

@@ -79,7 +79,9 @@ FZ_API const char *fz_status_string(fz_status status);
 typedef enum fz_dtype { FZ_F32 = 1, FZ_F64 = 2 } fz_dtype;
 
 typedef enum fz_codec {
-    FZ_CODEC_SLEEK = 1 /* SLEEK: exponent remap + per-subchunk bit packing */
+    FZ_CODEC_SLEEK = 1, /* SLEEK: exponent remap + per-subchunk bit packing */
+    FZ_CODEC_GFC = 2    /* GFC: residuals against the previous subchunk,
+                           leading-zero-byte suppression; lossless only */
 } fz_codec;
 
 typedef enum fz_mode {
@@ -115,9 +117,17 @@ typedef struct fz_params {
     fz_exec exec;             /* host API backend (not stored) */
     int32_t threads;          /* CPU threads, 0 = all cores, < 0 invalid,
                                  at most FZ_MAX_THREADS used (not stored) */
-    int32_t codec_options[4]; /* codec-specific, 0 = default */
+    int32_t codec_options[4]; /* codec-specific, 0 = default; see below */
     uint32_t reserved[8];     /* must be zero */
 } fz_params;
+
+/* codec_options by codec (unused entries must be 0):
+ *  - sleek: none.
+ *  - gfc: [0] dimensionality 1..32 (0 = default 1): a value is predicted
+ *         from the latest value of the same dimension in the previous
+ *         subchunk of 32 values; [1] values per chunk, a multiple of 32
+ *         up to 4194304 (0 = default, a function of the value count only).
+ * fz_inspect() reports the values a stream was made with (never 0). */
 
 /* Fill *p with defaults for a 1-D array of n values: codec sleek, lossless,
  * CPU backend, checksums on. */
@@ -176,7 +186,7 @@ typedef struct fz_info {
  * chunk table is not read). Does not decode anything. */
 FZ_API fz_status fz_inspect(const void *src, size_t src_size, fz_info *info);
 
-FZ_API const char *fz_codec_name(fz_codec codec); /* "sleek", or NULL */
+FZ_API const char *fz_codec_name(fz_codec codec); /* "sleek", "gfc", NULL */
 FZ_API fz_status fz_codec_from_name(const char *name, fz_codec *codec);
 
 /* ------------------------------------------------------------ device API

@@ -1,7 +1,8 @@
 /* CPU backend driver: assembles the container around a codec's chunks.
  * Compression runs in batches of chunks: encode a batch in parallel into
  * scratch slots, fix the output offsets in chunk order, copy in parallel.
- * Memory stays bounded (threads x 16 slots) whatever the input size, and
+ * Memory stays bounded (about 256 KiB of slots per thread, at least two
+ * chunks) whatever the input size, and
  * the bytes never depend on the thread count. */
 #include <float.h>
 #include <math.h>
@@ -12,7 +13,9 @@
 #include "../common/fz_bound.h"
 #include "fz_internal.h"
 
-#define CHUNKS_PER_THREAD_BATCH 16
+/* Scratch per thread for a batch: 16 sleek chunks' worth; codecs with
+ * larger chunks get fewer per batch, but at least 2. */
+#define BATCH_BYTES_PER_THREAD (16u * 16384u)
 
 typedef struct batch_buffers {
     uint8_t *slots;
@@ -106,7 +109,8 @@ fz_status fz_cpu_compress(const fz_params *p, const fz_header *h0,
 
     const int threads = fz_thread_count(p->threads);
     const size_t slot = codec->encode_capacity(&h);
-    uint64_t batch = (uint64_t)threads * CHUNKS_PER_THREAD_BATCH;
+    uint64_t per_thread = BATCH_BYTES_PER_THREAD / h.chunk_bytes;
+    uint64_t batch = (uint64_t)threads * (per_thread > 2 ? per_thread : 2);
     if (batch > h.chunk_count)
         batch = h.chunk_count;
     batch_buffers b = {0};

@@ -153,9 +153,6 @@ fz_status fz_header_from_params(const fz_params *p, fz_header *h) {
         return FZ_ERR_INVALID_ARGUMENT;
     if (lossy && !codec->effective_bound)
         return FZ_ERR_UNSUPPORTED;
-    for (int k = 0; k < 4; k++)
-        if (p->codec_options[k] != 0)
-            return FZ_ERR_INVALID_ARGUMENT; /* sleek has no options */
     h->format_version = FZ_FORMAT_VERSION;
     h->codec = codec->id;
     h->codec_version = codec->version;
@@ -170,6 +167,9 @@ fz_status fz_header_from_params(const fz_params *p, fz_header *h) {
     h->bound_eff_bits =
         p->mode == FZ_MODE_ABS ? codec->effective_bound(h, h->bound_bits) : 0;
     h->original_bytes = count * esize;
+    /* codec_options -> codec_params (the codec may need the size) */
+    if (codec->check_params(h, p->codec_options) != FZS_OK)
+        return FZ_ERR_INVALID_ARGUMENT;
     h->chunk_bytes = codec->chunk_bytes(h);
     h->chunk_count = (h->original_bytes + h->chunk_bytes - 1) / h->chunk_bytes;
     return FZ_OK;

@@ -35,11 +35,17 @@ typedef struct fz_codec_cpu {
      * input it cannot decode exactly, reading only src[0..size). */
     int (*decode_chunk)(const fz_header *h, const uint8_t *src, size_t size,
                         void *dst, uint64_t nvalues);
+    /* Validate the caller's fz_params.codec_options and store the codec
+     * parameters they imply in h->codec_params (h's dtype, mode and
+     * original_bytes are set; chunk_bytes is asked for afterwards).
+     * FZS_OK or FZS_INVALID_ARGUMENT. */
+    int (*check_params)(fz_header *h, const int32_t options[4]);
 } fz_codec_cpu;
 
 /* NULL if id is unknown. */
 const fz_codec_cpu *fz_codec_cpu_find(uint32_t id);
 
 extern const fz_codec_cpu fz_sleek_cpu;
+extern const fz_codec_cpu fz_gfc_cpu;
 
 #endif /* FZ_CODEC_H */

@@ -211,8 +211,19 @@ static uint64_t sleek_effective_bound(const fz_header *h, uint64_t abs_bits) {
     return sleek_pow2_bits(k);
 }
 
+/* SLEEK has no options. */
+static int sleek_check_params(fz_header *h, const int32_t options[4]) {
+    for (int k = 0; k < 4; k++) {
+        if (options[k] != 0)
+            return FZS_INVALID_ARGUMENT;
+        h->codec_params[k] = 0;
+    }
+    return FZS_OK;
+}
+
 const fz_codec_cpu fz_sleek_cpu = {
     SLEEK_CODEC_ID,        SLEEK_CODEC_VERSION,   "sleek",
     sleek_chunk_bytes,     sleek_encode_capacity, sleek_check_header,
     sleek_effective_bound, sleek_encode_chunk,    sleek_decode_chunk,
+    sleek_check_params,
 };
