@@ -26,6 +26,16 @@ static FZ_HD uint32_t fz_hash_term(uint32_t w, uint64_t i) {
     return fz_mix32(w ^ ((uint32_t)i * 0x9E3779B1u + 0x7F4A7C15u));
 }
 
+/* Terms of one value at value index idx: a float32 is one word, a float64
+ * two (low word first, as in memory). */
+static FZ_HD uint32_t fz_hash_value32(uint32_t v, uint64_t idx) {
+    return fz_hash_term(v, idx);
+}
+static FZ_HD uint32_t fz_hash_value64(uint64_t v, uint64_t idx) {
+    return fz_hash_term((uint32_t)v, 2 * idx) +
+           fz_hash_term((uint32_t)(v >> 32), 2 * idx + 1);
+}
+
 static FZ_HD uint32_t fz_hash_final(uint32_t sum, uint64_t nwords) {
     return fz_mix32(sum ^ ((uint32_t)nwords * 0x27D4EB2Fu) ^
                     (uint32_t)(nwords >> 32));

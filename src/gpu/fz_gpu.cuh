@@ -143,6 +143,38 @@ fz_lookback_resolve(unsigned long long *state, unsigned long long chunk,
     return exclusive;
 }
 
+/* Chunk table entries, shared by every codec's kernels (one thread per
+ * chunk). Writing: store the entry of chunk c and add its words to the
+ * table hash. Reading: hash the entry read from the stream; returns the
+ * stored data checksum (0 without checksums). */
+static __device__ void fz_gpu_put_entry(const fz_gpu_args &a, uint64_t c,
+                                        uint32_t size, int checksums,
+                                        uint32_t chunk_hash, uint64_t raw) {
+    const uint32_t entry = fz_table_entry_bytes(a.expect.flags);
+    uint8_t *e = a.dst + FZ_HDR_BYTES + c * entry;
+    uint32_t tsum = fz_hash_term(size, c * entry / 4);
+    fz_store32(e, size);
+    if (checksums) {
+        const uint32_t ck = fz_hash_final(chunk_hash, raw / 4);
+        fz_store32(e + 4, ck);
+        tsum += fz_hash_term(ck, c * 2 + 1);
+    }
+    atomicAdd(&a.scratch->table_sum, tsum);
+}
+
+static __device__ uint32_t fz_gpu_take_entry(const fz_gpu_args &a,
+                                             const fz_header &h, uint64_t c,
+                                             uint32_t size) {
+    const uint32_t entry = fz_table_entry_bytes(h.flags);
+    uint32_t tsum = fz_hash_term(size, c * entry / 4), want = 0;
+    if (entry == 8) {
+        want = fz_load32(a.src + FZ_HDR_BYTES + c * entry + 4);
+        tsum += fz_hash_term(want, c * 2 + 1);
+    }
+    atomicAdd(&a.scratch->table_sum, tsum);
+    return want;
+}
+
 /* Device-side validation of a stream before decoding: the same rules the
  * CPU applies to the header, plus the match with the caller's params. */
 static __device__ int fz_gpu_check_stream(const fz_gpu_args &a, fz_header *h) {

@@ -47,7 +47,7 @@ template <> struct Gfc<uint32_t> {
         return gfc_residual32(code, (uint32_t)mag);
     }
     static __device__ uint32_t hash(uint32_t x, uint64_t idx) {
-        return fz_hash_term(x, idx);
+        return fz_hash_value32(x, idx);
     }
 };
 template <> struct Gfc<uint64_t> {
@@ -64,8 +64,7 @@ template <> struct Gfc<uint64_t> {
         return gfc_residual64(code, mag);
     }
     static __device__ uint32_t hash(uint64_t x, uint64_t idx) {
-        return fz_hash_term((uint32_t)x, 2 * idx) +
-               fz_hash_term((uint32_t)(x >> 32), 2 * idx + 1);
+        return fz_hash_value64(x, idx);
     }
 };
 
@@ -155,15 +154,7 @@ __global__ void __launch_bounds__(kThreads)
         const uint32_t size = (uint32_t)(verbatim ? raw : enc);
         if (lane == 0) {
             fz_lookback_publish(a.lookback, c, size);
-            uint8_t *e = a.dst + FZ_HDR_BYTES + c * entry;
-            uint32_t tsum = fz_hash_term(size, c * entry / 4);
-            fz_store32(e, size);
-            if (checksums) {
-                const uint32_t ck = fz_hash_final(chunk_hash, raw / 4);
-                fz_store32(e + 4, ck);
-                tsum += fz_hash_term(ck, c * 2 + 1);
-            }
-            atomicAdd(&a.scratch->table_sum, tsum);
+            fz_gpu_put_entry(a, c, size, checksums, chunk_hash, raw);
         }
         const unsigned long long excl =
             fz_lookback_resolve(a.lookback, c, size);
@@ -295,15 +286,8 @@ __global__ void __launch_bounds__(kThreads)
         const uint32_t subs = (uint32_t)gfc_subchunks(n);
         const uint64_t off = a.offsets[c], size = a.offsets[c + 1] - off;
         uint32_t want = 0;
-        if (lane == 0) {
-            const uint8_t *e = a.src + FZ_HDR_BYTES + c * entry;
-            uint32_t tsum = fz_hash_term((uint32_t)size, c * entry / 4);
-            if (entry == 8) {
-                want = fz_load32(e + 4);
-                tsum += fz_hash_term(want, c * 2 + 1);
-            }
-            atomicAdd(&a.scratch->table_sum, tsum);
-        }
+        if (lane == 0)
+            want = fz_gpu_take_entry(a, h, c, (uint32_t)size);
         want = __shfl_sync(FZ_FULL_MASK, want, 0);
         /* valid streams keep chunks 8-byte aligned (a verbatim last chunk
          * may end elsewhere); checking keeps a hostile table from

@@ -62,15 +62,6 @@ static int sleek_check_header(const fz_header *h) {
 DEFINE_PACK(32, uint32_t)
 DEFINE_PACK(64, uint64_t)
 
-/* Checksum terms of a value at value index idx (f64: two words). */
-static uint32_t hash_value32(uint32_t v, uint64_t idx) {
-    return fz_hash_term(v, idx);
-}
-static uint32_t hash_value64(uint64_t v, uint64_t idx) {
-    return fz_hash_term((uint32_t)v, 2 * idx) +
-           fz_hash_term((uint32_t)(v >> 32), 2 * idx + 1);
-}
-
 /* Per-value mappings. The lossless ones ignore q. */
 #define MAP_FWD(W, lossless, q, x)                                             \
     ((lossless) ? sleek_fwd##W(x) : sleek_quant##W((x), (q)))
@@ -106,7 +97,7 @@ static uint32_t hash_value64(uint64_t v, uint64_t idx) {
                     T v = vals[i];                                             \
                     vals[i] = MAP_FWD(W, lossless, q, v);                      \
                     /* hash what the decoder will return */                    \
-                    hsum += hash_value##W(                                     \
+                    hsum += fz_hash_value##W(                                  \
                         lossless ? v : sleek_dequant##W(vals[i], q),           \
                         first + i);                                            \
                 } else {                                                       \

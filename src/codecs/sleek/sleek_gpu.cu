@@ -19,34 +19,21 @@ constexpr int kSubsPerWarp = SLEEK_SUBS / kWarps; /* 4 */
 /* Per-type constants and the shared transforms. */
 template <typename T> struct Word;
 template <> struct Word<uint32_t> {
-    static __device__ uint32_t fwd(uint32_t x) {
-        return sleek_fwd32(x);
-    }
-    static __device__ uint32_t inv(uint32_t x) {
-        return sleek_inv32(x);
-    }
     static __device__ uint32_t warp_or(uint32_t x) {
         return __reduce_or_sync(FZ_FULL_MASK, x);
     }
     static __device__ uint32_t hash(uint32_t x, uint64_t idx) {
-        return fz_hash_term(x, idx);
+        return fz_hash_value32(x, idx);
     }
 };
 template <> struct Word<uint64_t> {
-    static __device__ uint64_t fwd(uint64_t x) {
-        return sleek_fwd64(x);
-    }
-    static __device__ uint64_t inv(uint64_t x) {
-        return sleek_inv64(x);
-    }
     static __device__ uint64_t warp_or(uint64_t x) {
         uint32_t lo = __reduce_or_sync(FZ_FULL_MASK, (uint32_t)x);
         uint32_t hi = __reduce_or_sync(FZ_FULL_MASK, (uint32_t)(x >> 32));
         return (uint64_t)hi << 32 | lo;
     }
     static __device__ uint32_t hash(uint64_t x, uint64_t idx) {
-        return fz_hash_term((uint32_t)x, 2 * idx) +
-               fz_hash_term((uint32_t)(x >> 32), 2 * idx + 1);
+        return fz_hash_value64(x, idx);
     }
 };
 
@@ -459,15 +446,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         if (threadIdx.x == 0) {
             bs.next = next_ticket(a); /* everyone has read it by now */
             fz_lookback_publish(a.lookback, c, size);
-            uint8_t *e = a.dst + FZ_HDR_BYTES + c * entry;
-            uint32_t tsum = fz_hash_term(size, c * entry / 4);
-            fz_store32(e, size);
-            if (checksums) {
-                const uint32_t ck = fz_hash_final(chunk_hash, raw / 4);
-                fz_store32(e + 4, ck);
-                tsum += fz_hash_term(ck, c * 2 + 1);
-            }
-            atomicAdd(&a.scratch->table_sum, tsum);
+            fz_gpu_put_entry(a, c, size, checksums, chunk_hash, raw);
         }
         if (verbatim) { /* what decoding returns: input or reconstruction */
 #pragma unroll
@@ -528,15 +507,7 @@ __device__ void prefetch_stored(const fz_gpu_args &a, const fz_header &h,
     const bool ok = size <= raw && off + size <= h.payload_bytes &&
                     (off & 7) == 0 && (size == raw || (size & 7) == 0);
     if (threadIdx.x == 0) {
-        const uint32_t entry = fz_table_entry_bytes(h.flags);
-        const uint8_t *e = a.src + FZ_HDR_BYTES + c * entry;
-        uint32_t tsum = fz_hash_term((uint32_t)size, c * entry / 4);
-        uint32_t want = 0;
-        if (entry == 8) {
-            want = fz_load32(e + 4);
-            tsum += fz_hash_term(want, c * 2 + 1);
-        }
-        atomicAdd(&a.scratch->table_sum, tsum);
+        const uint32_t want = fz_gpu_take_entry(a, h, c, (uint32_t)size);
         bs.stage_size[s] = (uint32_t)size;
         bs.stage_want[s] = want;
         bs.stage_ok[s] = ok;
