@@ -113,7 +113,6 @@ __global__ void __launch_bounds__(kThreads)
     const fz_header &h = a.expect;
     const uint32_t pl = gfc_pred_lane(lane, h.codec_params[GFC_PARAM_DIM]);
     const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
-    const uint32_t entry = fz_table_entry_bytes(h.flags);
     for (;;) {
         const uint64_t c = warp_ticket(a);
         if (c >= h.chunk_count)
@@ -276,7 +275,6 @@ __global__ void __launch_bounds__(kThreads)
     const fz_header &h = hdr;
     const uint32_t pl = gfc_pred_lane(lane, h.codec_params[GFC_PARAM_DIM]);
     const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
-    const uint32_t entry = fz_table_entry_bytes(h.flags);
     for (;;) {
         const uint64_t c = warp_ticket(a);
         if (c >= h.chunk_count)

@@ -386,7 +386,6 @@ __global__ void __launch_bounds__(kThreads, 4)
     const Map<T> map(!LOSSY || a.scratch->bound_lossless,
                      LOSSY ? a.scratch->bound_k : 0);
     const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
-    const uint32_t entry = fz_table_entry_bytes(h.flags);
     if (threadIdx.x == 0)
         bs.next = next_ticket(a);
     __syncthreads();
