@@ -1,0 +1,308 @@
+#!/usr/bin/env bash
+# The benchmark harness in one command: build (Release), make the datasets,
+# run the CPU benchmark (bench_cpu) and, when a GPU is present, the GPU one
+# (bench_gpu_peers), then write bench/results/<date>-<host-or-gpu>.md with
+# the tables, CSVs and PNG plots (bench/plot.py).
+#
+#   bench/run_bench.sh [--quick] [--no-gpu] [--out DIR]
+#
+#   --quick   small inputs (3-D fields 128^3), 3 repetitions, GPU inputs
+#             tiled to 0.25 GiB: a few minutes on a 2-core machine
+#   (full)    3-D fields 256^3, 5 CPU / 9 GPU repetitions, GPU inputs tiled
+#             to >= 1 GiB, wall-time budgets that keep a whole H100 run
+#             (build included) near 8 minutes
+#   --no-gpu  CPU side only, even with a GPU
+#   --out DIR where the results go (default bench/results)
+#
+# Environment: FZ_DATA_DIR (default ../shared/data beside the repository,
+# read in place, never copied), FZ_BUILD_DIR (default build-bench),
+# FZ_NVCOMP_ROOT (nvCOMP folder with include/ and lib64/), FZ_COMMIT (the
+# commit id when the tree travels without .git).
+#
+# Optional dependencies (scripts/install_bench_deps.sh): the CPU peers from
+# Debian packages, matplotlib, lammps; nvCOMP from PyPI's
+# nvidia-libnvcomp-cu13 wheel. On a machine without network, bring the
+# ignored folder .whl made by `scripts/install_bench_deps.sh --download`:
+# the wheel there is unpacked into the build folder, and the .deb files in
+# .whl/debs are unpacked (dpkg -x, never installed) into it when the system
+# lacks the peers. A LAMMPS particle dump made once is kept in the ignored
+# folder .benchdata and reused (carry it too).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+quick=0
+use_gpu=1
+out=$root/bench/results
+cmdline="bench/run_bench.sh $*"
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) quick=1 ;;
+    --no-gpu) use_gpu=0 ;;
+    --out) out=$2; shift ;;
+    *) echo "usage: $0 [--quick] [--no-gpu] [--out DIR]" >&2; exit 2 ;;
+    esac
+    shift
+done
+data=${FZ_DATA_DIR:-$root/../shared/data}
+build=${FZ_BUILD_DIR:-$root/build-bench}
+t0=$(date +%s)
+say() { echo "== [$(($(date +%s) - t0)) s] $*" >&2; }
+
+commit=${FZ_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+if git -C "$root" rev-parse HEAD >/dev/null 2>&1 &&
+    [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+    commit="$commit (with uncommitted changes)"
+fi
+date_utc=$(date -u +%Y-%m-%d)
+stamp=$(date -u +%Y-%m-%dT%H:%MZ)
+
+# ------------------------------------------------------------ GPU or not
+gpu_name=""
+if [ "$use_gpu" = 1 ] && command -v nvidia-smi >/dev/null 2>&1; then
+    gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+fi
+slug() { echo "$1" | tr 'A-Z' 'a-z' | sed 's/nvidia //; s/[^a-z0-9]\+/-/g; s/^-//; s/-$//'; }
+if [ -n "$gpu_name" ]; then
+    tag=$(slug "$gpu_name")
+else
+    tag="cpu$(nproc)-$(slug "$(hostname -s 2>/dev/null || echo host)")"
+fi
+[ "$quick" = 1 ] && tag="$tag-quick"
+stem="$date_utc-$tag"
+mkdir -p "$out" "$build"
+work=$(mktemp -d "${TMPDIR:-/tmp}/fzbench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# ------------------------------------------- optional deps from .whl/
+cmake_args=(-DCMAKE_BUILD_TYPE=Release -DFZ_BUILD_TESTS=OFF)
+if [ -z "${FZ_NVCOMP_ROOT:-}" ]; then
+    whl=$(ls "$root"/.whl/nvidia_libnvcomp*.whl 2>/dev/null | sort | tail -1)
+    if [ -n "$whl" ]; then
+        rm -rf "$build/nvcomp"
+        python3 -m zipfile -e "$whl" "$build/nvcomp" &&
+            FZ_NVCOMP_ROOT=$build/nvcomp/nvidia/libnvcomp
+        say "nvCOMP from $(basename "$whl")"
+    fi
+fi
+[ -n "${FZ_NVCOMP_ROOT:-}" ] && cmake_args+=("-DFZ_NVCOMP_ROOT=$FZ_NVCOMP_ROOT")
+missing_peer=0
+for h in zstd.h lz4.h blosc.h zfp.h fpzip.h; do
+    [ -f "/usr/include/$h" ] || missing_peer=1
+done
+if [ $missing_peer = 1 ] && ls "$root"/.whl/debs/*.deb >/dev/null 2>&1 &&
+    command -v dpkg >/dev/null 2>&1; then
+    rm -rf "$build/deps"
+    for f in "$root"/.whl/debs/*.deb; do dpkg -x "$f" "$build/deps"; done
+    cmake_args+=("-DCMAKE_PREFIX_PATH=$build/deps/usr")
+    libdir=$(dirname "$(find "$build/deps" -name 'libzstd.so*' | head -1)")
+    export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    say "CPU peers from .whl/debs (unpacked into $build/deps)"
+fi
+
+# ----------------------------------------------------------------- build
+say "build (Release) into $build"
+targets=(bench_cpu fzgen)
+if ! cmake -S "$root" -B "$build" "${cmake_args[@]}" >"$work/configure.log" 2>&1; then
+    cat "$work/configure.log"
+    exit 1
+fi
+grep -E "floatz( bench)?:" "$work/configure.log" | sed 's/^-- /   /' >&2
+[ -n "$gpu_name" ] && grep -q "CUDA backend ON" "$work/configure.log" &&
+    targets+=(bench_gpu_peers)
+if ! cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" >"$work/build.log" 2>&1; then
+    tail -40 "$work/build.log"
+    exit 1
+fi
+# A peer library that does not load here (unpacked .debs): build without.
+if ! "$build/bench/bench_cpu" --version >/dev/null 2>&1; then
+    say "bench_cpu does not start with the peers found; rebuilding without them"
+    cmake -S "$root" -B "$build" -DFZ_BENCH_CPU_PEERS=OFF >/dev/null 2>&1
+    cmake --build "$build" -j"$(nproc)" --target bench_cpu >/dev/null 2>&1 || exit 1
+fi
+fzgen=$build/tools/fzgen
+
+# -------------------------------------------------------------- datasets
+if [ "$quick" = 1 ]; then
+    n3="128 128 128"; shape3=128x128x128; np=349525; n1=2097152
+    cpu_reps=3; cpu_budget=200; gpu_gib=0.25; gpu_reps=5; gpu_budget=120
+else
+    n3="256 256 128"; shape3=256x256x128; np=1398101; n1=8388608
+    cpu_reps=5; cpu_budget=100; gpu_gib=1; gpu_reps=9; gpu_budget=210
+fi
+say "datasets (fzgen, seed 7) into $work"
+# Order: what matters most first (a time budget skips from the end).
+specs=()
+if [ -f "$data/scientific/testfloat_8_8_128.f32" ]; then
+    specs+=("scientific/testfloat:f32:8x8x128:$data/scientific/testfloat_8_8_128.f32")
+else
+    say "$data/scientific/testfloat_8_8_128.f32 absent: skipped"
+fi
+for t in f32 f64; do
+    for k in smooth3d turbulence; do
+        "$fzgen" -k $k -t $t -3 $n3 -s 7 -o "$work/$k.$t" &&
+            specs+=("field/$k:$t:$shape3:$work/$k.$t")
+    done
+done
+for t in f32 f64; do
+    "$fzgen" -k particles -t $t -n $np -s 7 -o "$work/particles.$t" &&
+        specs+=("particles/fzgen:$t:-:$work/particles.$t")
+done
+# LAMMPS: Lennard-Jones melt (the classic example, 32000 atoms, 250 steps
+# from an fcc lattice at T* = 3.0); final x y z vx vy vz of every atom, in
+# id order, printed with 17 digits: one value per line.
+lammps_txt=$root/.benchdata/lammps-melt-32k.txt
+if [ ! -s "$lammps_txt" ] && command -v lmp >/dev/null 2>&1; then
+    say "LAMMPS melt run (32000 atoms, 250 steps)"
+    mkdir -p "$root/.benchdata"
+    cat >"$work/in.melt" <<'EOF2'
+units           lj
+atom_style      atomic
+lattice         fcc 0.8442
+region          box block 0 20 0 20 0 20
+create_box      1 box
+create_atoms    1 box
+mass            1 1.0
+velocity        all create 3.0 87287 loop geom
+pair_style      lj/cut 2.5
+pair_coeff      1 1 1.0 1.0 2.5
+neighbor        0.3 bin
+neigh_modify    every 20 delay 0 check no
+fix             1 all nve
+thermo          50
+run             250
+write_dump      all custom final.dump id x y z vx vy vz modify sort id format float %.17g
+EOF2
+    if (cd "$work" && timeout 300 lmp -in in.melt -log none -screen none) &&
+        [ -s "$work/final.dump" ]; then
+        awk 'NR > 9 { for (i = 2; i <= 7; i++) print $i }' "$work/final.dump" \
+            >"$lammps_txt.tmp" && mv "$lammps_txt.tmp" "$lammps_txt"
+    else
+        say "LAMMPS run failed: dataset skipped"
+    fi
+fi
+if [ -s "$lammps_txt" ]; then
+    for t in f64 f32; do specs+=("particles/lammps:$t:-:$lammps_txt"); done
+else
+    say "LAMMPS absent (no lmp, no .benchdata/lammps-melt-32k.txt): skipped"
+fi
+for t in f32 f64; do
+    "$fzgen" -k random -t $t -n $n1 -s 7 -o "$work/random.$t" &&
+        specs+=("adversarial/random:$t:-:$work/random.$t")
+    "$fzgen" -k special -t $t -n $n1 -s 7 -o "$work/special.$t" &&
+        specs+=("adversarial/special:$t:-:$work/special.$t")
+done
+# Time series: every f64 first, then every f32.
+nts=0
+for t in f64 f32; do
+    for csv in "$data"/timeseries/*.csv; do
+        [ -f "$csv" ] || continue
+        specs+=("timeseries/$(basename "$csv" .csv):$t:-:$csv")
+        nts=$((nts + 1))
+    done
+done
+[ $nts -eq 0 ] && say "$data/timeseries absent: skipped"
+data_args=()
+for s in "${specs[@]}"; do data_args+=(--data "$s"); done
+
+# ------------------------------------------------------------------ runs
+cpu_csv=$out/$stem-cpu.csv
+gpu_csv=$out/$stem-gpu.csv
+rm -f "$cpu_csv" "$gpu_csv"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+say "CPU bench: ${#specs[@]} datasets, $(nproc) threads, budget ${cpu_budget}s"
+timeout $((cpu_budget + 60)) "$build/bench/bench_cpu" --reps $cpu_reps \
+    --budget-s $cpu_budget --csv "$cpu_csv" --markdown "$work/cpu.md" \
+    "${data_args[@]}" >/dev/null 2>"$work/cpu.log"
+cpu_rc=$?
+tail -3 "$work/cpu.log" >&2
+load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+gpu_rc=""
+gpu_nv_csv=$out/$stem-gpu-nvcomp.csv
+rm -f "$gpu_nv_csv"
+if [ -x "$build/bench/bench_gpu_peers" ] && [ -n "$gpu_name" ]; then
+    # Two processes: floatz first (all datasets), then nvCOMP under the
+    # budget, so that a failing peer cannot take the floatz rows with it.
+    say "GPU bench, floatz: inputs tiled to >= $gpu_gib GiB"
+    timeout 240 "$build/bench/bench_gpu_peers" --no-nvcomp \
+        --gib $gpu_gib --reps $gpu_reps --csv "$gpu_csv" \
+        --markdown "$work/gpu.md" "${data_args[@]}" \
+        >/dev/null 2>"$work/gpu.log"
+    gpu_rc=$?
+    tail -2 "$work/gpu.log" >&2
+    if grep -q "nvCOMP absent" "$work/configure.log"; then
+        say "nvCOMP absent: $(grep 'nvCOMP' "$work/configure.log" | sed 's/^-- //')"
+        echo "- nvCOMP absent at build time (no FZ_NVCOMP_ROOT, no .whl/nvidia_libnvcomp*.whl, no installed wheel)" >"$work/gpu-nvcomp.md"
+    else
+        say "GPU bench, nvCOMP: budget ${gpu_budget}s"
+        timeout $((gpu_budget + 90)) "$build/bench/bench_gpu_peers" \
+            --no-floatz --gib $gpu_gib --reps $gpu_reps \
+            --budget-s $gpu_budget --csv "$gpu_nv_csv" \
+            --markdown "$work/gpu-nvcomp.md" "${data_args[@]}" \
+            >/dev/null 2>"$work/gpu-nvcomp.log"
+        nv_rc=$?
+        tail -2 "$work/gpu-nvcomp.log" >&2
+        [ $nv_rc -ne 0 ] && echo "- bench_gpu_peers (nvCOMP) exit status $nv_rc; log tail: $(tail -3 "$work/gpu-nvcomp.log" | tr '\n' ' ')" >>"$work/gpu-nvcomp.md"
+    fi
+elif [ -n "$gpu_name" ]; then
+    say "GPU present but bench_gpu_peers was not built (no CUDA compiler?)"
+fi
+
+# ---------------------------------------------------------------- report
+say "report and plots"
+md=$out/$stem.md
+csvs=("$cpu_csv")
+[ -s "$gpu_csv" ] && csvs+=("$gpu_csv")
+[ -s "$gpu_nv_csv" ] && csvs+=("$gpu_nv_csv")
+python3 "$root/bench/plot.py" --prefix "$out/$stem" "${csvs[@]}" \
+    >"$work/summary.md" 2>"$work/plot.log" ||
+    echo "(plot.py failed: $(tail -1 "$work/plot.log"))" >"$work/summary.md"
+{
+    echo "# floatz benchmark: $stem"
+    echo
+    echo "- date: $stamp; commit: $commit"
+    echo "- machine: $(uname -m), $(nproc) cores${gpu_name:+, GPU $gpu_name}; load average $load_before before the CPU run, $load_after after"
+    echo "- reproduce: \`$cmdline\` (from the repository root; datasets: fzgen seed 7, ../shared/data read in place)"
+    echo "- mode: $([ "$quick" = 1 ] && echo "quick (small inputs, few repetitions)" || echo full)"
+    echo "- exit status: bench_cpu $cpu_rc${gpu_rc:+, bench_gpu_peers $gpu_rc} (124 = stopped by its time limit; rows measured until then are kept)"
+    [ -z "$gpu_name" ] && echo "- GPU: none on this machine (GPU side not run)"
+    echo
+    echo "Datasets: \`field/*\` fzgen smooth3d and turbulence ($shape3), \`particles/fzgen\` ($np particles x 6 values), \`particles/lammps\` (LAMMPS LJ melt, 32000 atoms x 6 values, text parsed exactly), \`adversarial/*\` fzgen random bit patterns and special values ($n1 values), \`scientific/testfloat\` (8x8x128 f32), \`timeseries/*\` (CSV text parsed exactly to f64 and f32). Throughput = original bytes / median time (GB/s = 1e9 B/s); CR = original / compressed bytes."
+    echo
+    cat "$work/summary.md"
+    echo
+    echo "## CPU run"
+    echo
+    [ -s "$work/cpu.md" ] && cat "$work/cpu.md" | sed -n '1,/^$/p'
+    echo "<details><summary>every CPU row</summary>"
+    echo
+    [ -s "$work/cpu.md" ] && sed '1,/^$/d' "$work/cpu.md"
+    echo
+    echo "</details>"
+    if [ -n "$gpu_rc" ]; then
+        echo
+        echo "## GPU run"
+        echo
+        if [ -s "$work/gpu.md" ]; then
+            sed -n '1,/^$/p' "$work/gpu.md" | grep -v -- "--no-nvcomp" | grep -v '^$'
+            [ -s "$work/gpu-nvcomp.md" ] && sed -n '1,/^$/p' "$work/gpu-nvcomp.md" | grep -i "nvcomp\|budget\|exit"
+            echo
+            echo "<details><summary>every GPU row</summary>"
+            echo
+            sed '1,/^$/d' "$work/gpu.md"
+            [ -s "$work/gpu-nvcomp.md" ] && sed '1,/^$/d' "$work/gpu-nvcomp.md" | grep '^| [^d-]'
+            echo
+            echo "</details>"
+        else
+            echo "bench_gpu_peers wrote no table (exit $gpu_rc); its log ends:"
+            echo '```'
+            tail -20 "$work/gpu.log"
+            echo '```'
+        fi
+    fi
+} >"$md"
+cp "$work/cpu.log" "$out/$stem-cpu.log" 2>/dev/null
+if [ -n "$gpu_rc" ]; then
+    cat "$work/gpu.log" "$work/gpu-nvcomp.log" >"$out/$stem-gpu.log" 2>/dev/null
+fi
+say "wrote $md"
+ls "$out/$stem"* >&2
+[ "$cpu_rc" = 0 ] && { [ -z "$gpu_rc" ] || [ "$gpu_rc" = 0 ]; }
