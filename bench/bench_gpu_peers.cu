@@ -23,7 +23,7 @@
  * nvCOMP (when found at build time; else "nvCOMP absent"): Bitcomp,
  * Cascaded, ANS, LZ4 (plain and bitshuffled), GDeflate, Zstd, lossless, and
  * Bitcomp's lossy mode at the same absolute bounds as floatz's REL rows;
- * 64 KiB chunks as nVCOMP advises, each compressed into its own slot (no
+ * 64 KiB chunks as nvCOMP advises, each compressed into its own slot (no
  * compaction); the ratio counts 8 bytes per chunk for its size. Every
  * decompression is checked on the device: bit for bit (lossless), or
  * |d - o| <= bound in double for finite values and bit-exact NaN/inf

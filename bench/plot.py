@@ -121,6 +121,46 @@ def print_tables(agg, rows, out):
                 "%s (%d rows)" % (k, v) for k, v in sorted(notes.items()))))
 
 
+def print_full(rows, out):
+    """Every row, per side, as in the benches' own markdown tables."""
+    for side in ("cpu", "gpu"):
+        rs = [r for r in rows if r["side"] == side]
+        if not rs:
+            continue
+        out.write("<details><summary>every %s row (%d)</summary>\n\n" %
+                  (side.upper(), len(rs)))
+        out.write("| dataset | dtype | MiB | codec | mode/bound | CR | comp "
+                  "GB/s | decomp GB/s | comp/memcpy | decomp/memcpy | max "
+                  "err/bound | PSNR dB | violations | note |\n")
+        out.write("|---|---|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|"
+                  "\n")
+        order = {}
+        for r in rs:
+            order.setdefault((r["dataset"], r["dtype"]), len(order))
+        rs.sort(key=lambda r: order[(r["dataset"], r["dtype"])])
+        for r in rs:
+            b = bound_label(r)
+            if r["measured"] != "1":
+                out.write("| %s | %s | %.1f | %s | %s | - | - | - | - | - | "
+                          "- | - | - | %s |\n" % (
+                              r["dataset"], r["dtype"], float(r["MiB"]),
+                              r["codec"], b, r["note"]))
+                continue
+            err = ("%.3f" % float(r["max_err_over_bound"])
+                   if r["mode"] != "lossless" else "-")
+            psnr = ("%.1f" % float(r["psnr_dB"])
+                    if r["mode"] != "lossless" else "-")
+            out.write("| %s | %s | %.1f | %s | %s | %.3f | %.2f | %.2f | "
+                      "%.2fx | %.2fx | %s | %s | %s | %s |\n" % (
+                          r["dataset"], r["dtype"], float(r["MiB"]),
+                          r["codec"], b, float(r["CR"]),
+                          float(r["comp_GBps"]), float(r["decomp_GBps"]),
+                          float(r["comp_vs_memcpy"]),
+                          float(r["decomp_vs_memcpy"]), err, psnr,
+                          r["violations"], r["note"]))
+        out.write("\n</details>\n\n")
+
+
 def plot(agg, prefix, out):
     try:
         import matplotlib
@@ -227,6 +267,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--prefix", required=True,
                     help="output path prefix for the PNG files")
+    ap.add_argument("--full", action="store_true",
+                    help="also print every row (in <details> blocks)")
     ap.add_argument("csv", nargs="+")
     a = ap.parse_args()
     rows = load([p for p in a.csv if os.path.exists(p)])
@@ -238,6 +280,9 @@ def main():
     plot(agg, a.prefix, sys.stdout)
     sys.stdout.write("## Summary\n\n")
     print_tables(agg, rows, sys.stdout)
+    if a.full:
+        sys.stdout.write("## Every row\n\n")
+        print_full(rows, sys.stdout)
     return 0
 
 

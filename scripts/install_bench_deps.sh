@@ -16,7 +16,8 @@
 #     (c-blosc 1.x), libzfp-dev, libfpzip-dev, and pkg-config to find them.
 #   lammps (Debian package, optional): a short molecular-dynamics run gives
 #     a realistic particle dataset (skipped cleanly when not installable).
-#   matplotlib (PyPI) for bench/plot.py.
+#   matplotlib (PyPI) for bench/plot.py; pysz (PyPI: SZ3) for
+#     bench/peer_sz3.py (optional: SZ3 rows).
 # nvCOMP (GPU peer) comes from PyPI's nvidia-libnvcomp-cu13 wheel; it holds
 # include/ and lib64/libnvcomp.so.6 under nvidia/libnvcomp/. It is only
 # downloaded (--download): run_bench.sh unpacks it into its build folder.
@@ -72,10 +73,13 @@ if [ "$lammps" = 1 ] && ! command -v lmp >/dev/null 2>&1; then
         echo "install_bench_deps: lammps not installable here: skipped"
 fi
 
-# matplotlib for the plots: into the python3 that runs bench/plot.py.
-if ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
-    echo "install_bench_deps: installing matplotlib (PyPI)"
-    python3 -m pip install -q matplotlib ||
-        python3 -m pip install -q --break-system-packages matplotlib
-fi
+# matplotlib for the plots, pysz (SZ3's Python binding, with numpy) for
+# the SZ3 rows: into the python3 that runs bench/plot.py and peer_sz3.py.
+for mod in matplotlib pysz; do
+    python3 -c "import $mod" >/dev/null 2>&1 && continue
+    echo "install_bench_deps: installing $mod (PyPI)"
+    python3 -m pip install -q "$mod" ||
+        python3 -m pip install -q --break-system-packages "$mod" ||
+        echo "install_bench_deps: $mod not installable here: skipped"
+done
 echo "install_bench_deps: done"
