@@ -230,10 +230,6 @@ static void emit(Ctx &c, const fzb_row &r) {
                 r.mode, r.rel, r.note);
 }
 
-static bool over_budget(const Ctx &c) {
-    return c.o.budget_s > 0 && fzb_now() - c.t_start > c.o.budget_s;
-}
-
 /* ---------------------------------------------------------------- floatz */
 static void run_floatz(Ctx &c, DevData &dd) {
     for (uint32_t id = 1; id < 256; id++) {
@@ -355,6 +351,10 @@ static void run_floatz(Ctx &c, DevData &dd) {
 /* ---------------------------------------------------------------- nvCOMP */
 #ifdef FZB_HAVE_NVCOMP
 #define NVC_CHUNK ((size_t)65536)
+
+static bool over_budget(const Ctx &c) {
+    return c.o.budget_s > 0 && fzb_now() - c.t_start > c.o.budget_s;
+}
 
 /* One traits struct per algorithm: the batched API has the same shape for
  * all of them. */
