@@ -8,7 +8,7 @@
 #                      [--deadline-s S]
 #   bench/run_bench.sh --prepare
 #
-#   --quick       small inputs (3-D fields 128^3), 3 repetitions, GPU inputs
+#   --quick       small inputs (3-D fields 128x128x64), 3 repetitions, GPU inputs
 #                 tiled to 0.25 GiB: a few minutes on a 2-core machine
 #   (full)        3-D fields 256x256x128, 5 CPU / 9 GPU repetitions, GPU
 #                 inputs tiled to >= 1 GiB
@@ -213,7 +213,7 @@ fzgen=$build/tools/fzgen
 
 # -------------------------------------------------------------- datasets
 if [ "$quick" = 1 ]; then
-    n3="128 128 128"; shape3=128x128x128; np=349525; n1=2097152
+    n3="128 128 64"; shape3=128x128x64; np=174763; n1=1048576
     cpu_reps=3; cpu_budget=200; gpu_gib=0.25; gpu_reps=5; gpu_budget=90
 else
     n3="256 256 128"; shape3=256x256x128; np=1398101; n1=8388608
@@ -354,6 +354,7 @@ python3 "$root/bench/plot.py" --full --prefix "$out/$stem" "${csvs[@]}" \
     echo "- machine: $(uname -m), $(nproc) cores${gpu_name:+, GPU $gpu_name}; load average $load_before before the CPU run, $load_after after"
     echo "- reproduce: \`$cmdline\` (from the repository root; datasets: fzgen seed 7, $data_desc)"
     echo "- mode: $([ "$quick" = 1 ] && echo "quick (small inputs, few repetitions)" || echo full); deadline ${deadline}s; budgets: CPU ${cpu_budget}s, SZ3 ${sz3_budget}s${gpu_rc:+, nvCOMP ${gpu_budget}s} (rows past a budget are listed as skipped); total $(($(date +%s) - t0))s"
+    echo "- OpenMP: OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset (runtime default: spin, then sleep)}, OMP_NUM_THREADS=${OMP_NUM_THREADS:-(unset)}"
     echo "- exit status: bench_cpu $cpu_rc${gpu_rc:+, bench_gpu_peers (floatz) $gpu_rc} (124 = stopped by its time limit; rows measured until then are kept)"
     [ -z "$gpu_name" ] && echo "- GPU: none on this machine (GPU side not run)"
     echo
