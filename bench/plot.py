@@ -106,7 +106,7 @@ def print_tables(agg, rows, out):
             for (codec, bound), s in agg[key].items():
                 err = "%.3f" % s["err"] if bound != "lossless" else "-"
                 name = "**%s**" % codec if codec.startswith("floatz") else codec
-                out.write("| %s | %s | %s | %s | %d | %.3f | %.2f | %.2f | "
+                out.write("| %s | %s | %s | %s | %d | %.3f | %.3g | %.3g | "
                           "%.2fx | %.2fx | %s | %d |\n" % (
                               key[1], key[2], name, bound, s["n"], s["cr"],
                               s["comp"], s["decomp"], s["comp"] / s["memcpy"],
@@ -150,7 +150,7 @@ def print_full(rows, out):
                    if r["mode"] != "lossless" else "-")
             psnr = ("%.1f" % float(r["psnr_dB"])
                     if r["mode"] != "lossless" else "-")
-            out.write("| %s | %s | %.1f | %s | %s | %.3f | %.2f | %.2f | "
+            out.write("| %s | %s | %.3g | %s | %s | %.3f | %.3g | %.3g | "
                       "%.2fx | %.2fx | %s | %s | %s | %s |\n" % (
                           r["dataset"], r["dtype"], float(r["MiB"]),
                           r["codec"], b, float(r["CR"]),

@@ -45,6 +45,9 @@ deadline=""
 tarball=""
 out=$root/bench/results
 cmdline="bench/run_bench.sh $*"
+for v in OMP_WAIT_POLICY OMP_NUM_THREADS; do
+    [ -n "${!v:-}" ] && cmdline="$v=${!v} $cmdline"
+done
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) quick=1 ;;
