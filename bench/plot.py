@@ -229,8 +229,11 @@ def plot(agg, prefix, out):
                     fontsize=10)
                 ax.set_xlabel("%s GB/s" % title, fontsize=9)
                 ax.set_ylabel("CR", fontsize=9)
-                for axis in (ax.xaxis, ax.yaxis):
-                    axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+                for axis, lim in ((ax.xaxis, ax.get_xlim()),
+                                  (ax.yaxis, ax.get_ylim())):
+                    subs = (1.0, 2.0, 5.0) if lim[1] > 10 * lim[0] else (
+                        1.0, 1.2, 1.5, 2.0, 3.0, 4.0, 5.0, 7.0)
+                    axis.set_major_locator(LogLocator(subs=subs))
                     axis.set_major_formatter(fmt)
                     axis.set_minor_formatter(NullFormatter())
                 ax.grid(True, which="both", alpha=0.25)
