@@ -116,6 +116,7 @@ if [ "$prepare" = 1 ]; then
         rm -rf "$root/.benchdata/shared-data"
         mkdir -p "$root/.benchdata"
         cp -r "$src" "$root/.benchdata/shared-data"
+        chmod -R u+w "$root/.benchdata/shared-data"
         say "staged a copy of $src in .benchdata/shared-data (ignored, for carrying only)"
     fi
     git -C "$root" rev-parse --short HEAD >"$root/.benchdata/commit.txt" 2>/dev/null || true
