@@ -206,6 +206,10 @@ struct DevData {
     char note[32];
 };
 
+static bool over_budget(const Ctx &c) {
+    return c.o.budget_s > 0 && fzb_now() - c.t_start > c.o.budget_s;
+}
+
 static void row_init(fzb_row &r, const DevData &dd) {
     memset(&r, 0, sizeof r);
     r.side = "gpu";
@@ -351,10 +355,6 @@ static void run_floatz(Ctx &c, DevData &dd) {
 /* ---------------------------------------------------------------- nvCOMP */
 #ifdef FZB_HAVE_NVCOMP
 #define NVC_CHUNK ((size_t)65536)
-
-static bool over_budget(const Ctx &c) {
-    return c.o.budget_s > 0 && fzb_now() - c.t_start > c.o.budget_s;
-}
 
 /* One traits struct per algorithm: the batched API has the same shape for
  * all of them. */
@@ -674,6 +674,15 @@ static void run_dataset(Ctx &c, const fzb_dataset &d) {
     fprintf(stderr, "== %s %s %s: %.2f MiB tiled x%zu to %.0f MiB (%s)\n",
             d.name, d.dtype == FZ_F32 ? "f32" : "f64", shape,
             d.bytes / 1048576.0, dd.tiles, dd.bytes / 1048576.0, d.source);
+    if (c.o.no_floatz && over_budget(c)) {
+        /* past the budget with only peers to run: no upload, every peer
+         * row says skipped */
+#ifdef FZB_HAVE_NVCOMP
+        if (!c.o.no_nvcomp)
+            run_nvcomp_all(c, dd);
+#endif
+        return;
+    }
     if (cudaMalloc(&dd.in, dd.bytes) != cudaSuccess ||
         cudaMalloc(&dd.out, dd.bytes) != cudaSuccess) {
         cudaGetLastError();

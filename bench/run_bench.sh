@@ -167,8 +167,13 @@ trap 'rm -rf "$work"' EXIT
 
 # ------------------------------------------- optional deps from .whl/
 cmake_args=(-DCMAKE_BUILD_TYPE=Release -DFZ_BUILD_TESTS=OFF)
-# No GPU: no CUDA backend either (a much shorter build).
-[ -z "$gpu_name" ] && cmake_args+=(-DFZ_CUDA=OFF)
+# No GPU: no CUDA backend either (a much shorter build); with one, AUTO
+# (set explicitly: the build folder may remember OFF from a CPU-only run).
+if [ -n "$gpu_name" ]; then
+    cmake_args+=(-DFZ_CUDA=AUTO)
+else
+    cmake_args+=(-DFZ_CUDA=OFF)
+fi
 if [ -z "${FZ_NVCOMP_ROOT:-}" ] && [ -n "$gpu_name" ]; then
     whl=$(ls "$root"/.whl/nvidia_libnvcomp*.whl 2>/dev/null | sort | tail -1)
     if [ -n "$whl" ]; then
