@@ -153,9 +153,8 @@ fz_status fz_header_from_params(const fz_params *p, fz_header *h) {
         return FZ_ERR_INVALID_ARGUMENT;
     if (lossy && !codec->effective_bound)
         return FZ_ERR_UNSUPPORTED;
-    for (int k = 0; k < 4; k++)
-        if (p->codec_options[k] != 0)
-            return FZ_ERR_INVALID_ARGUMENT; /* sleek has no options */
+    if (fz_codec_apply_options(codec, h, p->codec_options) != FZS_OK)
+        return FZ_ERR_INVALID_ARGUMENT; /* an option the codec lacks */
     h->format_version = FZ_FORMAT_VERSION;
     h->codec = codec->id;
     h->codec_version = codec->version;

@@ -40,6 +40,13 @@ typedef struct fz_codec_cpu {
 /* NULL if id is unknown. */
 const fz_codec_cpu *fz_codec_cpu_find(uint32_t id);
 
+/* fz_params.codec_options into h->codec_params: FZS_OK, or
+ * FZS_INVALID_ARGUMENT. Codecs without options accept only zeros. */
+int fz_codec_apply_options(const fz_codec_cpu *codec, fz_header *h,
+                           const int32_t options[4]);
+
 extern const fz_codec_cpu fz_sleek_cpu;
+extern const fz_codec_cpu fz_falcon_cpu;
+int fz_falcon_apply_options(fz_header *h, const int32_t options[4]);
 
 #endif /* FZ_CODEC_H */
