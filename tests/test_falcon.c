@@ -499,6 +499,32 @@ static void test_options(void) {
     cases_run++;
 }
 
+/* The worked examples of docs/FALCON.md, byte for byte. */
+static void check_vector(const double *v, size_t n, const uint8_t *want,
+                         size_t want_size) {
+    fz_params p = fd_params(FZ_F64, n, 0, 0);
+    size_t size = 0;
+    uint8_t *s = tu_compress(&p, v, &size);
+    const size_t pay = 144; /* 128 + one 8-byte entry, aligned to 16 */
+    CHECK_EQ_U64(size, pay + want_size);
+    CHECK_EQ_U64(fz_load32(s + 128), want_size);
+    CHECK(memcmp(s + pay, want, want_size) == 0);
+    free(s);
+}
+
+static void test_vectors(void) {
+    tu_context("vectors");
+    const double a[] = {1.5, 2.25, 2.0, 3.75};
+    const uint8_t wa[] = {0x02, 0x09, 0x02, 0x2c, 0x01, 0x00, 0x00, 0x04,
+                          0x01, 0x04, 0x02, 0x07, 0x04, 0x05, 0x05, 0x02};
+    check_vector(a, 4, wa, sizeof wa);
+    const double b[] = {-0.0, 0.0};
+    const uint8_t wb[] = {0xff, 0x02, 0x08, 0xff, 0xff, 0xff, 0xff,
+                          0xff, 0xff, 0xff, 0xff, 0x00, 0x01, 0x00};
+    check_vector(b, 2, wb, sizeof wb);
+    cases_run++;
+}
+
 /* ---------------------------------------------------------------------
  * 5. Damaged streams. */
 typedef struct stream {
@@ -728,6 +754,7 @@ static const struct {
     {"large", test_roundtrip_large},
     {"threads", test_threads},
     {"options", test_options},
+    {"vectors", test_vectors},
     {"damage", test_damage},
     {"chunk_fuzz", test_chunk_fuzz},
 };

@@ -112,6 +112,8 @@ codec_launch find_launch(uint32_t codec, bool compress) {
     switch (codec) {
     case FZ_CODEC_SLEEK:
         return compress ? fz_sleek_gpu_compress : fz_sleek_gpu_decompress;
+    case FZ_CODEC_FALCON:
+        return compress ? fz_falcon_gpu_compress : fz_falcon_gpu_decompress;
     }
     return nullptr;
 }

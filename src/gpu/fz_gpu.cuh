@@ -182,5 +182,9 @@ cudaError_t fz_sleek_gpu_compress(const fz_gpu_args *a, int sm_count,
                                   cudaStream_t stream);
 cudaError_t fz_sleek_gpu_decompress(const fz_gpu_args *a, int sm_count,
                                     cudaStream_t stream);
+cudaError_t fz_falcon_gpu_compress(const fz_gpu_args *a, int sm_count,
+                                   cudaStream_t stream);
+cudaError_t fz_falcon_gpu_decompress(const fz_gpu_args *a, int sm_count,
+                                     cudaStream_t stream);
 
 #endif /* FZ_GPU_CUH */
