@@ -11,7 +11,8 @@
 // ordering between warps, shared-memory banks; a collective reached by a
 // subset of the lanes is reported as divergence.
 //
-// Build and run: tools/falcon_warp_emu/run.sh [quick]
+// ctest runs it (quick, one test per kernel) where a C++ compiler is
+// available; by hand: tools/falcon_warp_emu/run.sh [quick] [warp|reference]
 #define FALCON_GPU_EMULATION
 #include "codecs/falcon/falcon_gpu.cu"
 
@@ -359,9 +360,24 @@ static void run_all(bool quick) {
 }
 
 int main(int argc, char **argv) {
-    const bool quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+    bool quick = false;
+    const char *only = nullptr;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "quick") == 0)
+            quick = true;
+        else if (strcmp(argv[i], "warp") == 0 ||
+                 strcmp(argv[i], "reference") == 0)
+            only = argv[i];
+        else {
+            fprintf(stderr, "usage: falcon_warp_emu [quick] "
+                            "[warp|reference]\n");
+            return 2;
+        }
+    }
     for (int k = 0; k < 2; k++) {
         g_reference = k == 1;
+        if (only && strcmp(only, g_reference ? "reference" : "warp") != 0)
+            continue;
         cases = flips = 0;
         run_all(quick);
         printf("%s kernel: %u cases, %u damaged streams: all as the CPU\n",

@@ -147,7 +147,7 @@ static FZ_HD int falcon_dp64(uint64_t bits, uint64_t *mag) {
             return -1;
         const double r = falcon_round(t);
         const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
-        if (d < falcon_mul(t, 0x1p-51) && falcon_div(r, p) == v) {
+        if (d < falcon_mul(t, 0x1p-51) && r < limit && falcon_div(r, p) == v) {
             *mag = (uint64_t)r;
             return a;
         }
@@ -176,7 +176,7 @@ static FZ_HD int falcon_dp32(uint32_t bits, uint32_t *mag) {
             return -1;
         const double r = falcon_round(t);
         const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
-        if (d < falcon_mul(t, 0x1p-23) &&
+        if (d < falcon_mul(t, 0x1p-23) && r < limit &&
             falcon_divf((float)r, (float)p) == vf) {
             *mag = (uint32_t)r;
             return a;
