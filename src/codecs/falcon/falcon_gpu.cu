@@ -610,6 +610,7 @@ __global__ void __launch_bounds__(32) falcon_compress_ref(const fz_gpu_args a) {
         if (lane == 0)
             size = FW<T>::encode_ref(sm.v, n, sm.e, sm.plane, sm.buf,
                                      (uint32_t)raw);
+        __syncwarp(); /* lane 0's shared-memory writes, for every lane */
         size = __shfl_sync(FZ_FULL_MASK, size, 0);
         const bool verbatim = size >= raw;
         if (verbatim)
