@@ -35,8 +35,27 @@ static void fill(uint8_t *dst, fz_dtype dtype, size_t n, uint64_t seed) {
     }
 }
 
+/* Falcon seeds: the same values rounded to two decimals (the random-bit
+ * ones stay), so that its chunks hold decimal integers. */
+static void round_decimals(uint8_t *dst, fz_dtype dtype, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (i % 7) {
+            if (dtype == FZ_F32) {
+                float f;
+                memcpy(&f, dst + 4 * i, 4);
+                f = (float)round(f * 100.0) / 100.0f;
+                memcpy(dst + 4 * i, &f, 4);
+            } else {
+                double v;
+                memcpy(&v, dst + 8 * i, 8);
+                v = round(v * 100.0) / 100.0;
+                memcpy(dst + 8 * i, &v, 8);
+            }
+        }
+}
+
 static int write_stream(const char *dir, fz_dtype dtype, size_t n,
-                        uint32_t flags) {
+                        uint32_t flags, fz_codec codec) {
     const size_t esize = dtype == FZ_F32 ? 4 : 8;
     uint8_t *src = (uint8_t *)malloc(n * esize + 1);
     fz_params p;
@@ -44,14 +63,17 @@ static int write_stream(const char *dir, fz_dtype dtype, size_t n,
     if (!src || fz_params_init(&p, dtype, n) != FZ_OK)
         return 0;
     p.flags = flags;
+    p.codec = codec;
     if (fz_compress_bound(&p, &bound) != FZ_OK)
         return 0;
     uint8_t *dst = (uint8_t *)malloc(bound);
     fill(src, dtype, n, n);
+    if (codec == FZ_CODEC_FALCON)
+        round_decimals(src, dtype, n);
     int ok = dst && fz_compress(&p, src, n * esize, dst, bound, &size) == FZ_OK;
     char name[64];
-    snprintf(name, sizeof name, "stream_%s_%zu_%u", esize == 4 ? "f32" : "f64",
-             n, flags);
+    snprintf(name, sizeof name, "stream_%s_%s_%zu_%u", fz_codec_name(codec),
+             esize == 4 ? "f32" : "f64", n, flags);
     ok = ok && write_file(dir, name, dst, size);
     free(dst);
     free(src);
@@ -81,8 +103,14 @@ int main(int argc, char **argv) {
     int ok = 1;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         for (uint32_t flags = 0; flags <= FZ_FLAG_NO_CHECKSUM; flags++) {
-            ok &= write_stream(argv[1], FZ_F32, sizes[i], flags);
-            ok &= write_stream(argv[1], FZ_F64, sizes[i], flags);
+            ok &=
+                write_stream(argv[1], FZ_F32, sizes[i], flags, FZ_CODEC_SLEEK);
+            ok &=
+                write_stream(argv[1], FZ_F64, sizes[i], flags, FZ_CODEC_SLEEK);
+            ok &=
+                write_stream(argv[1], FZ_F32, sizes[i], flags, FZ_CODEC_FALCON);
+            ok &=
+                write_stream(argv[1], FZ_F64, sizes[i], flags, FZ_CODEC_FALCON);
         }
     }
     const uint8_t variants[] = {0x00, 0x01, 0x02, 0x07, 0x70, 0xF5};

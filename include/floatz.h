@@ -80,8 +80,11 @@ typedef enum fz_dtype { FZ_F32 = 1, FZ_F64 = 2 } fz_dtype;
 
 typedef enum fz_codec {
     FZ_CODEC_SLEEK = 1, /* SLEEK: exponent remap + per-subchunk bit packing */
-    FZ_CODEC_GFC = 2    /* GFC: residuals against the previous subchunk,
+    FZ_CODEC_GFC = 2,   /* GFC: residuals against the previous subchunk,
                            leading-zero-byte suppression; lossless only */
+    FZ_CODEC_FALCON = 3 /* Falcon: exact decimal scaling + adaptive bit-planes
+                           (lossless; codec_options[0] = values per chunk,
+                           1..1025, 0 = 1025) */
 } fz_codec;
 
 typedef enum fz_mode {

@@ -47,5 +47,6 @@ const fz_codec_cpu *fz_codec_cpu_find(uint32_t id);
 
 extern const fz_codec_cpu fz_sleek_cpu;
 extern const fz_codec_cpu fz_gfc_cpu;
+extern const fz_codec_cpu fz_falcon_cpu;
 
 #endif /* FZ_CODEC_H */

@@ -147,9 +147,10 @@ fz_lookback_resolve(unsigned long long *state, unsigned long long chunk,
  * chunk). Writing: store the entry of chunk c and add its words to the
  * table hash. Reading: hash the entry read from the stream; returns the
  * stored data checksum (0 without checksums). */
-static __device__ void fz_gpu_put_entry(const fz_gpu_args &a, uint64_t c,
-                                        uint32_t size, int checksums,
-                                        uint32_t chunk_hash, uint64_t raw) {
+static inline __device__ void fz_gpu_put_entry(const fz_gpu_args &a, uint64_t c,
+                                               uint32_t size, int checksums,
+                                               uint32_t chunk_hash,
+                                               uint64_t raw) {
     const uint32_t entry = fz_table_entry_bytes(a.expect.flags);
     uint8_t *e = a.dst + FZ_HDR_BYTES + c * entry;
     uint32_t tsum = fz_hash_term(size, c * entry / 4);
@@ -162,9 +163,9 @@ static __device__ void fz_gpu_put_entry(const fz_gpu_args &a, uint64_t c,
     atomicAdd(&a.scratch->table_sum, tsum);
 }
 
-static __device__ uint32_t fz_gpu_take_entry(const fz_gpu_args &a,
-                                             const fz_header &h, uint64_t c,
-                                             uint32_t size) {
+static inline __device__ uint32_t fz_gpu_take_entry(const fz_gpu_args &a,
+                                                    const fz_header &h,
+                                                    uint64_t c, uint32_t size) {
     const uint32_t entry = fz_table_entry_bytes(h.flags);
     uint32_t tsum = fz_hash_term(size, c * entry / 4), want = 0;
     if (entry == 8) {
@@ -218,5 +219,9 @@ cudaError_t fz_gfc_gpu_compress(const fz_gpu_args *a, int sm_count,
                                 cudaStream_t stream);
 cudaError_t fz_gfc_gpu_decompress(const fz_gpu_args *a, int sm_count,
                                   cudaStream_t stream);
+cudaError_t fz_falcon_gpu_compress(const fz_gpu_args *a, int sm_count,
+                                   cudaStream_t stream);
+cudaError_t fz_falcon_gpu_decompress(const fz_gpu_args *a, int sm_count,
+                                     cudaStream_t stream);
 
 #endif /* FZ_GPU_CUH */

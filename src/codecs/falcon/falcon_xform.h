@@ -1,0 +1,338 @@
+/* Falcon (Spatio-Temporal-Lab, "Falcon: GPU-Based Floating-point Adaptive
+ * Lossless Compression"): the decimal-place computation, the per-value
+ * integer transforms and the chunk layout rules, as FZ_HD functions that
+ * the CPU and GPU backends both include. Every decision the encoder makes is
+ * taken here, with integer arithmetic or with floating-point operations
+ * whose results are exact or correctly rounded (one IEEE-754 operation at a
+ * time, no contraction: the CUDA build uses -fmad=false and the intrinsics
+ * below), so both backends write the same bytes.
+ *
+ * Decimal place (docs/FALCON.md, section 2). For a finite nonzero normal
+ * value v, alpha(v) is the smallest a in [0, AMAX] such that some integer w
+ * with |w| < 10^D satisfies fl(w / 10^a) = v (the decimal w * 10^-a reads
+ * back as v); w is then unique and beta = digits(w) is the decimal
+ * significand. f64: AMAX = 22 (10^22 is the largest exact power of ten),
+ * D = 15; f32: AMAX = 10, D = 6 (computed in binary64, checked with binary32
+ * division). +0.0 has alpha = 0, w = 0. Everything else (-0.0, subnormals,
+ * infinities, NaNs, values with no such decimal) is an exception.
+ *
+ * The search (Algorithm 2 of the paper, made exact): for a = 0, 1, ...:
+ * t = |v| * 10^a (one rounded multiplication), r = nearest integer to t,
+ * d = |t - r| (exact). Theorem 4 (rebuilt in docs/FALCON.md): if an a-place
+ * decimal w of fewer than D digits reads back as v, then r = w and
+ * d < t * 2^-51 (f64) or t * 2^-23 (f32). So a is skipped when d is at least
+ * that bound, and otherwise accepted iff r / 10^a (one correctly rounded
+ * division, the decoder's own operation) gives v back. Once t >= 10^D no
+ * larger a can work. */
+#ifndef FALCON_XFORM_H
+#define FALCON_XFORM_H
+
+#include <string.h>
+
+#include "../../common/fz_portable.h"
+
+#define FALCON_CODEC_ID 3u
+#define FALCON_CODEC_VERSION 1u
+#define FALCON_DEFAULT_VALUES 1025u /* first value + 1024 deltas */
+#define FALCON_MAX_VALUES 1025u     /* at most 32 deltas per GPU lane */
+#define FALCON_CASE2 0xFFu          /* scale byte of a Case 2 chunk */
+#define FALCON_HEAD_BYTES 3u        /* scale, width, first_len */
+
+#define FALCON_AMAX64 22
+#define FALCON_DMAX64 15
+#define FALCON_AMAX32 10
+#define FALCON_DMAX32 6
+#define FALCON_LIMIT64 1000000000000000ull /* 10^15 */
+#define FALCON_LIMIT32 1000000u            /* 10^6 */
+
+/* ------------------------------------------------ exact IEEE operations */
+static FZ_HD double falcon_mul(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+static FZ_HD double falcon_add(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+static FZ_HD double falcon_div(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __ddiv_rn(a, b);
+#else
+    return a / b;
+#endif
+}
+static FZ_HD float falcon_divf(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return __fdiv_rn(a, b);
+#else
+    return a / b;
+#endif
+}
+
+static FZ_HD double falcon_as_double(uint64_t bits) {
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+static FZ_HD uint64_t falcon_double_bits(double d) {
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+static FZ_HD float falcon_as_float(uint32_t bits) {
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+static FZ_HD uint32_t falcon_float_bits(float f) {
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+/* 10^a as a binary64, exact for 0 <= a <= 22 (every partial product is a
+ * power of ten below 10^22, hence exact). */
+static FZ_HD double falcon_pow10(int a) {
+    double p = 1.0;
+    for (int k = 0; k < a; k++)
+        p = falcon_mul(p, 10.0);
+    return p;
+}
+
+/* Nearest integer to t, 0 <= t < 2^52 (ties to even): two exact-rounding
+ * additions, the same on every IEEE-754 machine. */
+static FZ_HD double falcon_round(double t) {
+    const double big = 4503599627370496.0; /* 2^52 */
+    return falcon_add(falcon_add(t, big), -big);
+}
+
+static FZ_HD uint32_t falcon_popc32(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return (uint32_t)__popc(x);
+#else
+    return (uint32_t)__builtin_popcount(x);
+#endif
+}
+
+/* Number of decimal digits of m (0 for m = 0). */
+static FZ_HD int falcon_digits(uint64_t m) {
+    int d = 0;
+    for (uint64_t p = 1; d < 20 && m >= p; d++)
+        p *= 10u;
+    return d;
+}
+
+/* -------------------------------------------------------- decimal place */
+/* alpha of a binary64 bit pattern, |w| in *mag; -1 for an exception. */
+static FZ_HD int falcon_dp64(uint64_t bits, uint64_t *mag) {
+    *mag = 0;
+    if (bits == 0)
+        return 0;
+    const uint64_t abs = bits & 0x7FFFFFFFFFFFFFFFull;
+    const uint32_t e = (uint32_t)(abs >> 52);
+    if (e == 0 || e == 0x7FF) /* -0.0, subnormal, inf, NaN */
+        return -1;
+    const double v = falcon_as_double(abs);
+    const double limit = (double)FALCON_LIMIT64;
+    double p = 1.0;
+    for (int a = 0; a <= FALCON_AMAX64; a++) {
+        const double t = falcon_mul(v, p);
+        if (t >= limit)
+            return -1;
+        const double r = falcon_round(t);
+        const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
+        if (d < falcon_mul(t, 0x1p-51) && r < limit && falcon_div(r, p) == v) {
+            *mag = (uint64_t)r;
+            return a;
+        }
+        p = falcon_mul(p, 10.0);
+    }
+    return -1;
+}
+
+/* alpha of a binary32 bit pattern: t in binary64 (exact conversion, one
+ * rounded multiplication), acceptance by binary32 division. */
+static FZ_HD int falcon_dp32(uint32_t bits, uint32_t *mag) {
+    *mag = 0;
+    if (bits == 0)
+        return 0;
+    const uint32_t abs = bits & 0x7FFFFFFFu;
+    const uint32_t e = abs >> 23;
+    if (e == 0 || e == 0xFF)
+        return -1;
+    const float vf = falcon_as_float(abs);
+    const double v = (double)vf;
+    const double limit = (double)FALCON_LIMIT32;
+    double p = 1.0;
+    for (int a = 0; a <= FALCON_AMAX32; a++) {
+        const double t = falcon_mul(v, p);
+        if (t >= limit)
+            return -1;
+        const double r = falcon_round(t);
+        const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
+        if (d < falcon_mul(t, 0x1p-23) && r < limit &&
+            falcon_divf((float)r, (float)p) == vf) {
+            *mag = (uint32_t)r;
+            return a;
+        }
+        p = falcon_mul(p, 10.0);
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------- chunk decision */
+/* Case 1 needs every value to have a decimal place and, at the chunk's
+ * alpha* = max alpha_i, every |w_i| * 10^(alpha* - alpha_i) < 10^D, i.e.
+ * digits(w_i) - alpha_i + alpha* <= D for w_i != 0. A scan accumulates
+ * what that needs; values can be added in any order. */
+typedef struct falcon_scan {
+    int exception; /* some value has no decimal place */
+    int amax;      /* max alpha_i */
+    int qmax;      /* max digits(w_i) - alpha_i over w_i != 0 */
+} falcon_scan;
+
+#define FALCON_QNONE (-64) /* qmax when every w_i is 0 */
+
+static FZ_HD falcon_scan falcon_scan_init(void) {
+    falcon_scan s;
+    s.exception = 0;
+    s.amax = 0;
+    s.qmax = FALCON_QNONE;
+    return s;
+}
+
+static FZ_HD void falcon_scan_add(falcon_scan *s, int alpha, uint64_t mag) {
+    if (alpha < 0) {
+        s->exception = 1;
+        return;
+    }
+    if (alpha > s->amax)
+        s->amax = alpha;
+    if (mag) {
+        const int q = falcon_digits(mag) - alpha;
+        if (q > s->qmax)
+            s->qmax = q;
+    }
+}
+
+/* The chunk's scale byte: alpha* (Case 1) or FALCON_CASE2. */
+static FZ_HD uint32_t falcon_scale_of(const falcon_scan *s, int dmax) {
+    if (s->exception || s->qmax + s->amax > dmax)
+        return FALCON_CASE2;
+    return (uint32_t)s->amax;
+}
+
+/* ----------------------------------------------------- value <-> integer
+ * Case 1: s = round(v * 10^alpha*) (signed). With the chunk condition this
+ * is exactly w_i * 10^(alpha* - alpha_i) (Theorem 5), and the decoder's
+ * s / 10^alpha* (one correctly rounded division) gives v back.
+ * Case 2: s = zigzag of the bit pattern read as a signed integer.
+ * p is falcon_pow10(alpha*). */
+static FZ_HD uint64_t falcon_zz64(uint64_t x) {
+    return (x << 1) ^ ((uint64_t)0 - (x >> 63));
+}
+static FZ_HD uint64_t falcon_unzz64(uint64_t z) {
+    return (z >> 1) ^ ((uint64_t)0 - (z & 1u));
+}
+static FZ_HD uint32_t falcon_zz32(uint32_t x) {
+    return (x << 1) ^ (0u - (x >> 31));
+}
+static FZ_HD uint32_t falcon_unzz32(uint32_t z) {
+    return (z >> 1) ^ (0u - (z & 1u));
+}
+
+static FZ_HD uint64_t falcon_fwd64(uint64_t bits, uint32_t scale, double p) {
+    if (scale == FALCON_CASE2)
+        return falcon_zz64(bits);
+    const uint64_t mag = (uint64_t)falcon_round(
+        falcon_mul(falcon_as_double(bits & 0x7FFFFFFFFFFFFFFFull), p));
+    return (bits >> 63) ? (uint64_t)0 - mag : mag;
+}
+
+static FZ_HD uint32_t falcon_fwd32(uint32_t bits, uint32_t scale, double p) {
+    if (scale == FALCON_CASE2)
+        return falcon_zz32(bits);
+    const uint32_t mag = (uint32_t)falcon_round(
+        falcon_mul((double)falcon_as_float(bits & 0x7FFFFFFFu), p));
+    return (bits >> 31) ? 0u - mag : mag;
+}
+
+/* Case 1 integer back to bits; s must satisfy falcon_valid_case1*. */
+static FZ_HD uint64_t falcon_inv64(uint64_t s, uint32_t scale, double p) {
+    if (scale == FALCON_CASE2)
+        return falcon_unzz64(s);
+    const int neg = (int64_t)s < 0;
+    const uint64_t mag = neg ? (uint64_t)0 - s : s;
+    const uint64_t abs = falcon_double_bits(falcon_div((double)mag, p));
+    return mag ? abs | (uint64_t)neg << 63 : 0;
+}
+
+static FZ_HD uint32_t falcon_inv32(uint32_t s, uint32_t scale, double p) {
+    if (scale == FALCON_CASE2)
+        return falcon_unzz32(s);
+    const int neg = (int32_t)s < 0;
+    const uint32_t mag = neg ? 0u - s : s;
+    const uint32_t abs = falcon_float_bits(falcon_divf((float)mag, (float)p));
+    return mag ? abs | (uint32_t)neg << 31 : 0;
+}
+
+/* Decoder checks of a Case 1 integer: the encoder only writes |s| < 10^D.
+ * Its canonical chunk also has some s_i not divisible by 10 when
+ * alpha* > 0 (otherwise alpha* was not the max): see falcon_tz_ok. */
+static FZ_HD int falcon_valid_case1_64(uint64_t s) {
+    const uint64_t mag = (int64_t)s < 0 ? (uint64_t)0 - s : s;
+    return mag < FALCON_LIMIT64;
+}
+static FZ_HD int falcon_valid_case1_32(uint32_t s) {
+    const uint32_t mag = (int32_t)s < 0 ? 0u - s : s;
+    return mag < FALCON_LIMIT32;
+}
+/* Whether s (a valid Case 1 integer) is not a multiple of 10. */
+static FZ_HD int falcon_not_mult10_64(uint64_t s) {
+    const uint64_t mag = (int64_t)s < 0 ? (uint64_t)0 - s : s;
+    return mag % 10u != 0;
+}
+static FZ_HD int falcon_not_mult10_32(uint32_t s) {
+    const uint32_t mag = (int32_t)s < 0 ? 0u - s : s;
+    return mag % 10u != 0;
+}
+
+/* ------------------------------------------------------------- layout
+ * A chunk of n values has m = n - 1 deltas; a bit-plane holds one bit of
+ * each delta, LSB-first in B = ceil(m / 8) bytes; a sparse plane is a
+ * bitmap of M = ceil(B / 8) bytes (bit k: byte k is nonzero) followed by
+ * the nonzero bytes. Sparse iff strictly smaller than dense. */
+static FZ_HD uint32_t falcon_plane_bytes(uint32_t nvalues) {
+    return nvalues ? (nvalues - 1 + 7) / 8 : 0;
+}
+static FZ_HD uint32_t falcon_bitmap_bytes(uint32_t plane_bytes) {
+    return (plane_bytes + 7) / 8;
+}
+static FZ_HD int falcon_sparse(uint32_t plane_bytes, uint32_t nonzero) {
+    return falcon_bitmap_bytes(plane_bytes) + nonzero < plane_bytes;
+}
+static FZ_HD uint32_t falcon_plane_cost(uint32_t plane_bytes,
+                                        uint32_t nonzero) {
+    return falcon_sparse(plane_bytes, nonzero)
+               ? falcon_bitmap_bytes(plane_bytes) + nonzero
+               : plane_bytes;
+}
+
+/* Bytes of the first value's field: minimal little-endian length. */
+static FZ_HD uint32_t falcon_first_len(uint64_t u0) {
+    return (uint32_t)(64 - fz_clz64(u0) + 7) / 8;
+}
+
+/* Largest encoded chunk (before the verbatim fallback). */
+static FZ_HD uint32_t falcon_max_encoded(uint32_t esize, uint32_t nvalues) {
+    return FALCON_HEAD_BYTES + esize + esize +
+           8 * esize * falcon_plane_bytes(nvalues);
+}
+
+#endif /* FALCON_XFORM_H */
