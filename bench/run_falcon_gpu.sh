@@ -35,7 +35,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DFZ_CUDA=ON \
 tests_rc=$?
 memcheck_rc=0
 for k in warp reference; do
-    timeout 600 compute-sanitizer --tool memcheck --error-exitcode 3 \
+    timeout 300 compute-sanitizer --tool memcheck --error-exitcode 3 \
         "$build/tests/test_gpu_falcon" "$k" quick >"$out/memcheck_$k.log" 2>&1 ||
         memcheck_rc=1
 done
