@@ -13,8 +13,7 @@
  * (1e9 B/s). Ratios: of the tiled array (chunk boundaries fall differently
  * at the seams) and of the file itself. Every decompression of the tiled
  * array is checked bitwise on the host. */
-#include <cuda_runtime.h>
-#include <floatz.h>
+#include "bench_cuda.cuh"
 
 #include <algorithm>
 #include <cstdio>
@@ -22,25 +21,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#define CHECK_CUDA(call)                                                       \
-    do {                                                                       \
-        cudaError_t e_ = (call);                                               \
-        if (e_ != cudaSuccess) {                                               \
-            fprintf(stderr, "CUDA error %s at %s:%d\n",                        \
-                    cudaGetErrorString(e_), __FILE__, __LINE__);               \
-            exit(1);                                                           \
-        }                                                                      \
-    } while (0)
-#define CHECK_FZ(call)                                                         \
-    do {                                                                       \
-        fz_status s_ = (call);                                                 \
-        if (s_ != FZ_OK) {                                                     \
-            fprintf(stderr, "floatz error: %s at %s:%d\n",                     \
-                    fz_status_string(s_), __FILE__, __LINE__);                 \
-            exit(1);                                                           \
-        }                                                                      \
-    } while (0)
 
 struct Options {
     double gib = 1.0;
@@ -77,11 +57,6 @@ static std::vector<uint8_t> read_csv(const char *path, bool f64) {
     return out;
 }
 
-static double median(std::vector<float> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
 struct Timer {
     cudaEvent_t a, b;
     Timer() {
@@ -109,7 +84,7 @@ static double time_it(cudaStream_t s, int reps, const F &fn) {
         if (r >= 2)
             ms.push_back(m);
     }
-    return median(ms) / 1e3;
+    return bench_median(ms) / 1e3;
 }
 
 struct Row {

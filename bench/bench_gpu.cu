@@ -11,8 +11,7 @@
  * API enqueues), 2 warm-ups, median of N (default 9). Throughput = original
  * bytes / time (1e9 B/s). Every decompression is checked on the host:
  * bitwise for lossless, |d - o| <= bound in double for lossy. */
-#include <cuda_runtime.h>
-#include <floatz.h>
+#include "bench_cuda.cuh"
 
 #include <algorithm>
 #include <cfloat>
@@ -21,25 +20,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#define CHECK_CUDA(call)                                                       \
-    do {                                                                       \
-        cudaError_t e_ = (call);                                               \
-        if (e_ != cudaSuccess) {                                               \
-            fprintf(stderr, "CUDA error %s at %s:%d\n",                        \
-                    cudaGetErrorString(e_), __FILE__, __LINE__);               \
-            exit(1);                                                           \
-        }                                                                      \
-    } while (0)
-#define CHECK_FZ(call)                                                         \
-    do {                                                                       \
-        fz_status s_ = (call);                                                 \
-        if (s_ != FZ_OK) {                                                     \
-            fprintf(stderr, "floatz error: %s at %s:%d\n",                     \
-                    fz_status_string(s_), __FILE__, __LINE__);                 \
-            exit(1);                                                           \
-        }                                                                      \
-    } while (0)
 
 struct Options {
     double gib = 1.0;
@@ -69,32 +49,6 @@ __global__ void make_field(F *out, size_t n, size_t nx, size_t ny,
                    0.05 * sin(301.0 * x * y + 17.0 * z);
         out[i] = (F)v;
     }
-}
-
-static double median(std::vector<float> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-/* Median time (ms) of fn() on stream over reps runs after 2 warm-ups. */
-template <typename Fn> static double time_ms(cudaStream_t s, int reps, Fn fn) {
-    cudaEvent_t a, b;
-    CHECK_CUDA(cudaEventCreate(&a));
-    CHECK_CUDA(cudaEventCreate(&b));
-    std::vector<float> t;
-    for (int r = 0; r < reps + 2; r++) {
-        CHECK_CUDA(cudaEventRecord(a, s));
-        fn();
-        CHECK_CUDA(cudaEventRecord(b, s));
-        CHECK_CUDA(cudaEventSynchronize(b));
-        float ms = 0;
-        CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
-        if (r >= 2)
-            t.push_back(ms);
-    }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return median(t);
 }
 
 static void fill_from_file(void *d, size_t bytes, const char *path) {
@@ -168,7 +122,7 @@ static Row run_one(const fz_params &p, const Row &base, const Buffers &b,
     r.mode = p.mode;
     r.bound = p.bound;
     fz_device_result h_res;
-    r.comp_ms = time_ms(s, reps, [&] {
+    r.comp_ms = bench_time_ms(s, reps, [&] {
         CHECK_FZ(fz_device_compress(&p, b.in, b.comp, b.bound, b.scratch,
                                     b.scratch_bytes, b.res, nullptr, s));
     });
@@ -185,7 +139,7 @@ static Row run_one(const fz_params &p, const Row &base, const Buffers &b,
     fz_info info;
     CHECK_FZ(fz_inspect(header, sizeof header, &info));
     r.eff = info.bound_effective;
-    r.decomp_ms = time_ms(s, reps, [&] {
+    r.decomp_ms = bench_time_ms(s, reps, [&] {
         CHECK_FZ(fz_device_decompress(&p, b.comp, r.compressed, b.out, r.bytes,
                                       b.scratch, b.scratch_bytes, nullptr,
                                       b.res, nullptr, s));
@@ -255,7 +209,7 @@ static void run_field(fz_dtype dtype, const char *field, double offset,
     base.dtype = dtype == FZ_F32 ? "f32" : "f64";
     base.data = o.input ? "file (tiled)" : field;
     base.bytes = bytes;
-    base.memcpy_ms = time_ms(s, o.reps, [&] {
+    base.memcpy_ms = bench_time_ms(s, o.reps, [&] {
         CHECK_CUDA(
             cudaMemcpyAsync(b.copy, b.in, bytes, cudaMemcpyDeviceToDevice, s));
     });

@@ -33,8 +33,7 @@
  * runs them as two processes, so that a failing peer cannot take the floatz
  * rows with it). Exit status 1 if a floatz row has a violation or an
  * error. */
-#include <cuda_runtime.h>
-#include <floatz.h>
+#include "bench_cuda.cuh"
 
 #include "bench_common.h"
 
@@ -49,16 +48,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#define CHECK_CUDA(call)                                                       \
-    do {                                                                       \
-        cudaError_t e_ = (call);                                               \
-        if (e_ != cudaSuccess) {                                               \
-            fprintf(stderr, "CUDA error %s at %s:%d\n",                        \
-                    cudaGetErrorString(e_), __FILE__, __LINE__);               \
-            exit(1);                                                           \
-        }                                                                      \
-    } while (0)
 
 static const double rel_bounds[] = {1e-2, 1e-3, 1e-4};
 static const int nrel = 3;
