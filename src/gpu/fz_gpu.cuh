@@ -191,8 +191,12 @@ static __device__ int fz_gpu_check_stream(const fz_gpu_args &a, fz_header *h) {
         if (h->codec_params[k] != e.codec_params[k])
             return FZS_CORRUPT_HEADER;
     if (h->dtype != e.dtype || h->ndims != e.ndims || h->mode != e.mode ||
-        h->original_bytes != e.original_bytes)
+        h->original_bytes != e.original_bytes || h->bound_bits != e.bound_bits)
         return FZS_PARAMS_MISMATCH;
+    /* ABS: the enforced bound follows from the requested one (the CPU's
+     * codec check does the same); REL depends on the data */
+    if (h->mode == 1 && h->bound_eff_bits != e.bound_eff_bits)
+        return FZS_CORRUPT_HEADER;
     for (int d = 0; d < 4; d++)
         if (h->dims[d] != e.dims[d])
             return FZS_PARAMS_MISMATCH;

@@ -25,6 +25,14 @@ static int sleek_mapping(const fz_header *h, int *lossless, int32_t *k) {
     return FZS_OK;
 }
 
+/* The enforced bound: the largest power of two <= the absolute bound. */
+static uint64_t sleek_effective_bound(const fz_header *h, uint64_t abs_bits) {
+    int32_t k;
+    if (sleek_bound_exponent(fz_dtype_size(h->dtype), abs_bits, &k))
+        return 0; /* stored lossless */
+    return sleek_pow2_bits(k);
+}
+
 static int sleek_check_header(const fz_header *h) {
     int lossless;
     int32_t k;
@@ -34,6 +42,11 @@ static int sleek_check_header(const fz_header *h) {
     for (int i = 0; i < 4; i++)
         if (h->codec_params[i] != 0)
             return FZS_CORRUPT_HEADER;
+    /* ABS fixes the enforced bound: the one the encoder derives from the
+     * requested bound (REL depends on the data and cannot be re-derived) */
+    if (h->mode == 1 &&
+        h->bound_eff_bits != sleek_effective_bound(h, h->bound_bits))
+        return FZS_CORRUPT_HEADER;
     return sleek_mapping(h, &lossless, &k);
 }
 
@@ -192,14 +205,6 @@ static int sleek_decode_chunk(const fz_header *h, const uint8_t *src,
                               size_t size, void *dst, uint64_t nvalues) {
     return h->dtype == 1 ? decode32(h, src, size, dst, nvalues)
                          : decode64(h, src, size, dst, nvalues);
-}
-
-/* The enforced bound: the largest power of two <= the absolute bound. */
-static uint64_t sleek_effective_bound(const fz_header *h, uint64_t abs_bits) {
-    int32_t k;
-    if (sleek_bound_exponent(fz_dtype_size(h->dtype), abs_bits, &k))
-        return 0; /* stored lossless */
-    return sleek_pow2_bits(k);
 }
 
 /* SLEEK has no options. */
