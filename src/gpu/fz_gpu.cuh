@@ -164,9 +164,9 @@ static inline __device__ void fz_gpu_put_entry(const fz_gpu_args &a, uint64_t c,
 }
 
 static inline __device__ uint32_t fz_gpu_take_entry(const fz_gpu_args &a,
-                                                    const fz_header &h,
-                                                    uint64_t c, uint32_t size) {
-    const uint32_t entry = fz_table_entry_bytes(h.flags);
+                                                    uint32_t flags, uint64_t c,
+                                                    uint32_t size) {
+    const uint32_t entry = fz_table_entry_bytes(flags);
     uint32_t tsum = fz_hash_term(size, c * entry / 4), want = 0;
     if (entry == 8) {
         want = fz_load32(a.src + FZ_HDR_BYTES + c * entry + 4);

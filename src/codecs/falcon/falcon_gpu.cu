@@ -61,7 +61,7 @@ template <> struct FW<uint32_t> {
         return 32u - (uint32_t)fz_clz32(__reduce_or_sync(FZ_FULL_MASK, any));
     }
     static __device__ uint32_t hash(uint32_t x, uint64_t idx) {
-        return fz_hash_term(x, idx);
+        return fz_hash_value32(x, idx);
     }
     static __device__ uint32_t load(const uint8_t *p) {
         return fz_load32(p);
@@ -107,8 +107,7 @@ template <> struct FW<uint64_t> {
         return 64u - (uint32_t)fz_clz64((uint64_t)hi << 32 | lo);
     }
     static __device__ uint32_t hash(uint64_t x, uint64_t idx) {
-        return fz_hash_term((uint32_t)x, 2 * idx) +
-               fz_hash_term((uint32_t)(x >> 32), 2 * idx + 1);
+        return fz_hash_value64(x, idx);
     }
     static __device__ uint64_t load(const uint8_t *p) {
         return fz_load64(p);
@@ -174,16 +173,8 @@ __device__ unsigned long long publish_chunk(const fz_gpu_args &a, uint64_t c,
     const fz_header &h = a.expect;
     if ((threadIdx.x & 31) == 0) {
         fz_lookback_publish(a.lookback, c, size);
-        const uint32_t entry = fz_table_entry_bytes(h.flags);
-        uint8_t *e = a.dst + FZ_HDR_BYTES + c * entry;
-        uint32_t tsum = fz_hash_term(size, c * entry / 4);
-        fz_store32(e, size);
-        if (h.flags & FZ_HDR_FLAG_CHECKSUMS) {
-            const uint32_t ck = fz_hash_final(chunk_hash, raw / 4);
-            fz_store32(e + 4, ck);
-            tsum += fz_hash_term(ck, c * 2 + 1);
-        }
-        atomicAdd(&a.scratch->table_sum, tsum);
+        fz_gpu_put_entry(a, c, size, h.flags & FZ_HDR_FLAG_CHECKSUMS,
+                         chunk_hash, raw);
     }
     const unsigned long long excl = fz_lookback_resolve(a.lookback, c, size);
     if ((threadIdx.x & 31) == 0 && c == h.chunk_count - 1)
@@ -479,7 +470,6 @@ __global__ void __launch_bounds__(kThreads)
     flags = __shfl_sync(FZ_FULL_MASK, flags, 0);
     payload_bytes = __shfl_sync(FZ_FULL_MASK, payload_bytes, 0);
     const fz_header &h = a.expect; /* equal to the stream's, checked */
-    const uint32_t entry = fz_table_entry_bytes(flags);
     const bool verify = a.verify && (flags & FZ_HDR_FLAG_CHECKSUMS);
     for (;;) {
         const unsigned long long c = warp_ticket(a);
@@ -491,13 +481,7 @@ __global__ void __launch_bounds__(kThreads)
         const bool ok = size <= raw && off + size <= payload_bytes;
         uint32_t want = 0;
         if (lane == 0) {
-            const uint8_t *e = a.src + FZ_HDR_BYTES + c * entry;
-            uint32_t tsum = fz_hash_term((uint32_t)size, c * entry / 4);
-            if (entry == 8) {
-                want = fz_load32(e + 4);
-                tsum += fz_hash_term(want, c * 2 + 1);
-            }
-            atomicAdd(&a.scratch->table_sum, tsum);
+            want = fz_gpu_take_entry(a, flags, c, (uint32_t)size);
             if (!ok)
                 fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
         }
@@ -653,7 +637,6 @@ __global__ void __launch_bounds__(32)
     flags = __shfl_sync(FZ_FULL_MASK, flags, 0);
     payload_bytes = __shfl_sync(FZ_FULL_MASK, payload_bytes, 0);
     const fz_header &h = a.expect;
-    const uint32_t entry = fz_table_entry_bytes(flags);
     const bool verify = a.verify && (flags & FZ_HDR_FLAG_CHECKSUMS);
     for (;;) {
         const unsigned long long c = warp_ticket(a);
@@ -665,13 +648,7 @@ __global__ void __launch_bounds__(32)
         const bool ok = size <= raw && off + size <= payload_bytes;
         uint32_t want = 0;
         if (lane == 0) {
-            const uint8_t *e = a.src + FZ_HDR_BYTES + c * entry;
-            uint32_t tsum = fz_hash_term((uint32_t)size, c * entry / 4);
-            if (entry == 8) {
-                want = fz_load32(e + 4);
-                tsum += fz_hash_term(want, c * 2 + 1);
-            }
-            atomicAdd(&a.scratch->table_sum, tsum);
+            want = fz_gpu_take_entry(a, flags, c, (uint32_t)size);
             if (!ok)
                 fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
         }

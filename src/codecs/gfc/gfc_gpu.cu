@@ -285,7 +285,7 @@ __global__ void __launch_bounds__(kThreads)
         const uint64_t off = a.offsets[c], size = a.offsets[c + 1] - off;
         uint32_t want = 0;
         if (lane == 0)
-            want = fz_gpu_take_entry(a, h, c, (uint32_t)size);
+            want = fz_gpu_take_entry(a, h.flags, c, (uint32_t)size);
         want = __shfl_sync(FZ_FULL_MASK, want, 0);
         /* valid streams keep chunks 8-byte aligned (a verbatim last chunk
          * may end elsewhere); checking keeps a hostile table from

@@ -506,7 +506,7 @@ __device__ void prefetch_stored(const fz_gpu_args &a, const fz_header &h,
     const bool ok = size <= raw && off + size <= h.payload_bytes &&
                     (off & 7) == 0 && (size == raw || (size & 7) == 0);
     if (threadIdx.x == 0) {
-        const uint32_t want = fz_gpu_take_entry(a, h, c, (uint32_t)size);
+        const uint32_t want = fz_gpu_take_entry(a, h.flags, c, (uint32_t)size);
         bs.stage_size[s] = (uint32_t)size;
         bs.stage_want[s] = want;
         bs.stage_ok[s] = ok;
