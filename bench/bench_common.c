@@ -355,3 +355,14 @@ void fzb_md_row(FILE *f, const fzb_row *r) {
             ratio(r->decomp_gbs, r->memcpy_gbs), err,
             (unsigned long long)r->violations, r->note);
 }
+
+int fzb_mode_supported(fz_codec codec, fz_mode mode) {
+    fz_params p;
+    size_t bound;
+    if (fz_params_init(&p, FZ_F32, 1024) != FZ_OK)
+        return 0;
+    p.codec = codec;
+    p.mode = mode;
+    p.bound = mode == FZ_MODE_LOSSLESS ? 0.0 : 1e-3;
+    return fz_compress_bound(&p, &bound) == FZ_OK;
+}

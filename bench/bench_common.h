@@ -85,6 +85,10 @@ void fzb_shape_string(const fzb_dataset *d, char *buf, size_t len);
 
 double fzb_median(double *v, int n); /* sorts v */
 
+/* Whether codec `codec` accepts mode `mode` (lossless codecs refuse lossy
+ * modes, lossy-only codecs refuse lossless): asked of fz_compress_bound. */
+int fzb_mode_supported(fz_codec codec, fz_mode mode);
+
 #ifdef __cplusplus
 }
 #endif

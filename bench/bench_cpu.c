@@ -17,7 +17,8 @@
  * limit: memcpy of the same bytes on the same T threads.
  *
  * Codecs: every floatz codec registered in this build (fz_codec_name over
- * the ids), lossless; sleek also REL 1e-2, 1e-3, 1e-4. Peers, when found at
+ * the ids) in each mode it supports: lossless, and REL 1e-2, 1e-3, 1e-4 for
+ * the lossy codecs. Peers, when found at
  * configure time (else printed as "absent"): zstd levels 1 and 3, lz4
  * (default acceleration), c-blosc (clevel 5, byte or bit shuffle, lz4 or
  * zstd codec, its own T threads on the whole array), zfp (reversible, and
@@ -506,8 +507,11 @@ static void run_floatz(bench *b, const fzb_dataset *d, double memcpy_gbs,
         const char *name = fz_codec_name((fz_codec)id);
         if (!name)
             continue;
-        const int nmodes = id == FZ_CODEC_SLEEK ? 1 + (int)NREL : 1;
-        for (int m = 0; m < nmodes; m++) {
+        const int lossless = fzb_mode_supported((fz_codec)id, FZ_MODE_LOSSLESS);
+        const int lossy = fzb_mode_supported((fz_codec)id, FZ_MODE_REL);
+        for (int m = 0; m < 1 + (int)NREL; m++) {
+            if (m == 0 ? !lossless : !lossy)
+                continue;
             fzb_row r;
             row_init(&r, d, memcpy_gbs);
             snprintf(r.codec, sizeof r.codec, "floatz-%s", name);

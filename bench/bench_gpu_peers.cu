@@ -18,8 +18,9 @@
  * device-to-device of the same bytes (per dataset), pinned host-to-device
  * and device-to-host (once).
  *
- * floatz: every codec registered in the build, lossless; sleek also REL
- * 1e-2, 1e-3, 1e-4 (the device API computes the range on the device).
+ * floatz: every codec registered in the build, in each mode it supports:
+ * lossless, and REL 1e-2, 1e-3, 1e-4 for the lossy codecs (the device API
+ * computes the range on the device).
  * nvCOMP (when found at build time; else "nvCOMP absent"): Bitcomp,
  * Cascaded, ANS, LZ4 (plain and bitshuffled), GDeflate, Zstd, lossless, and
  * Bitcomp's lossy mode at the same absolute bounds as floatz's REL rows;
@@ -229,22 +230,28 @@ static void run_floatz(Ctx &c, DevData &dd) {
         const char *name = fz_codec_name((fz_codec)id);
         if (!name)
             continue;
-        const int nmodes = id == FZ_CODEC_SLEEK ? 1 + nrel : 1;
+        const bool lossless =
+            fzb_mode_supported((fz_codec)id, FZ_MODE_LOSSLESS);
+        const bool lossy = fzb_mode_supported((fz_codec)id, FZ_MODE_REL);
         fz_params p;
         fz_params_init(&p, dd.dtype, dd.count);
         fz_params_set_shape(&p, dd.ndims, dd.dims);
         p.codec = (fz_codec)id;
-        p.mode = nmodes > 1 ? FZ_MODE_REL : FZ_MODE_LOSSLESS;
-        p.bound = nmodes > 1 ? 1e-3 : 0;
-        size_t cap = 0, scratch_bytes = 0, cap2 = 0;
-        fz_status st = fz_compress_bound(&p, &cap);
-        if (st == FZ_OK)
-            st = fz_device_scratch_size(&p, &scratch_bytes);
-        p.mode = FZ_MODE_LOSSLESS;
-        p.bound = 0;
-        if (st == FZ_OK)
-            st = fz_compress_bound(&p, &cap2);
-        cap = std::max(cap, cap2);
+        /* buffers for the largest of the modes this codec has */
+        size_t cap = 0, scratch_bytes = 0;
+        fz_status st = lossless || lossy ? FZ_OK : FZ_ERR_UNSUPPORTED;
+        for (int m = 0; m < 2 && st == FZ_OK; m++) {
+            if (m == 0 ? !lossless : !lossy)
+                continue;
+            p.mode = m ? FZ_MODE_REL : FZ_MODE_LOSSLESS;
+            p.bound = m ? 1e-3 : 0;
+            size_t c1 = 0, s1 = 0;
+            st = fz_compress_bound(&p, &c1);
+            if (st == FZ_OK)
+                st = fz_device_scratch_size(&p, &s1);
+            cap = std::max(cap, c1);
+            scratch_bytes = std::max(scratch_bytes, s1);
+        }
         void *comp = nullptr, *scratch = nullptr;
         fz_device_result *res = nullptr;
         if (st == FZ_OK) {
@@ -253,7 +260,9 @@ static void run_floatz(Ctx &c, DevData &dd) {
                 cudaMalloc(&scratch, std::max<size_t>(scratch_bytes, 1)));
             CHECK_CUDA(cudaMalloc(&res, sizeof *res));
         }
-        for (int m = 0; m < nmodes; m++) {
+        for (int m = 0; m < 1 + nrel; m++) {
+            if (m == 0 ? !lossless : !lossy)
+                continue;
             fzb_row r;
             row_init(r, dd);
             snprintf(r.codec, sizeof r.codec, "floatz-%s", name);
