@@ -8,15 +8,19 @@
  * before anything can be written, and a chunk can be larger than any
  * on-chip buffer): pass 1 computes the size and the data checksum and
  * publishes the size for the decoupled look-back; pass 2, once the offset
- * is resolved, reads the chunk again and writes the codes (16 bytes per
- * subchunk, gathered 32 subchunks at a time into one coalesced store) and
- * the residual bytes (staged per warp in shared memory, written as aligned
- * 8-byte words). Encoded chunks are multiples of 8 bytes, so every chunk
- * starts 8-byte aligned.
+ * is resolved, reads the chunk again and writes it. Pass 2 stages per warp
+ * in shared memory: the code bytes of 32 subchunks (one shuffle and one
+ * byte store per lane pair, then one coalesced store per lane) and the
+ * residual bytes (ORed as 32-bit words into a zeroed ring, written out as
+ * aligned 8-byte words half a ring at a time). Encoded chunks are
+ * multiples of 8 bytes, so every chunk starts 8-byte aligned. Both passes
+ * ask L2 for the input a fixed distance ahead, so a warp has enough bytes
+ * in flight even when few warps are left (the last round of chunks).
  *
  * Decompression takes chunk offsets from the CUB scan of the table: a warp
  * loads the codes of 32 subchunks at once, turns them into residual byte
- * counts and offsets with prefix sums, then decodes the 32 subchunks.
+ * counts and offsets with prefix sums, then decodes the 32 subchunks; the
+ * next batch's codes and residual bytes are requested from L2 meanwhile.
  * Codes, layout and chunk sizes: gfc_xform.h, shared with the CPU. */
 #include "../../gpu/fz_gpu.cuh"
 #include "gfc_xform.h"
@@ -26,10 +30,18 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr uint32_t kAhead = 4; /* subchunks loaded ahead by a lane */
-/* Residual staging per warp: flushed in pieces of kFlush bytes; holds one
- * more subchunk (at most 32 x 8 bytes) and 8 bytes of alignment padding. */
-constexpr uint32_t kFlush = 1024;
-constexpr uint32_t kStage = kFlush + 32 * 8 + 16;
+/* L2 prefetch distance of a compressing warp, in input bytes: 2 KiB per
+ * warp keeps ~13 MB of a full GPU's L2 busy, and a single warp ~16 lines
+ * ahead of its loads. */
+constexpr uint32_t kPrefetchBytes = 2048;
+/* Residual staging ring per warp: written out kHalf bytes at a time, so it
+ * holds less than kHalf unwritten bytes plus one subchunk (<= 256). */
+constexpr uint32_t kRing = 2048;
+constexpr uint32_t kHalf = kRing / 2;
+constexpr uint32_t kRingWords = kRing / 4;
+constexpr uint32_t kCodeStage = 32 * GFC_CODE_BYTES; /* 32 subchunks */
+/* Decode: bytes past the current batch's residuals requested from L2. */
+constexpr uint32_t kDecodeAhead = 4096;
 
 /* Per-type codes and checksum terms. */
 template <typename T> struct Gfc;
@@ -76,6 +88,14 @@ __device__ __forceinline__ uint64_t load_last(const uint64_t *p) {
     return __ldcs(reinterpret_cast<const unsigned long long *>(p));
 }
 
+/* Streaming store (the output is not read again by this kernel). */
+__device__ __forceinline__ void store_last(uint32_t *p, uint32_t x) {
+    __stcs(p, x);
+}
+__device__ __forceinline__ void store_last(uint64_t *p, uint64_t x) {
+    __stcs(reinterpret_cast<unsigned long long *>(p), (unsigned long long)x);
+}
+
 __device__ __forceinline__ uint32_t lane_id() {
     return threadIdx.x & 31;
 }
@@ -103,13 +123,193 @@ __device__ uint64_t warp_ticket(const fz_gpu_args &a) {
     return __shfl_sync(FZ_FULL_MASK, t, 0);
 }
 
+__device__ __forceinline__ void prefetch_l2(const void *p) {
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+/* Ask L2 for the group of kAhead subchunks kPrefetchBytes past the group
+ * starting at subchunk s0 (lane k: its k-th 128-byte line; every line of a
+ * range holds exactly one of the addresses 128 k apart). */
+template <typename T>
+__device__ __forceinline__ void prefetch_group(const T *in, uint32_t s0,
+                                               uint64_t raw) {
+    constexpr uint32_t kLines = kAhead * GFC_SUB * sizeof(T) / 128;
+    const uint64_t at =
+        (uint64_t)s0 * GFC_SUB * sizeof(T) + kPrefetchBytes + 128 * lane_id();
+    if (lane_id() < kLines && at < raw)
+        prefetch_l2(reinterpret_cast<const uint8_t *>(in) + at);
+}
+
+/* The first kPrefetchBytes of a chunk (one line per lane). */
+__device__ __forceinline__ void prefetch_start(const void *in, uint64_t raw) {
+    const uint64_t at = 128 * lane_id();
+    if (at < kPrefetchBytes && at < raw)
+        prefetch_l2(reinterpret_cast<const uint8_t *>(in) + at);
+}
+
+/* OR a residual magnitude into the staging ring at byte `pos` (ring bytes
+ * are little-endian in 32-bit words). Its bytes above the stored count are
+ * zero, so neighbouring lanes' bytes are untouched; they may share a
+ * boundary word, hence the atomics. */
+__device__ __forceinline__ void ring_or(uint32_t *ring, uint32_t pos,
+                                        uint32_t mag) {
+    const uint32_t q = pos >> 2, sh = (pos & 3) * 8;
+    const uint32_t w0 = mag << sh, w1 = __funnelshift_l(mag, 0u, sh);
+    if (w0)
+        atomicOr(&ring[q % kRingWords], w0);
+    if (w1)
+        atomicOr(&ring[(q + 1) % kRingWords], w1);
+}
+__device__ __forceinline__ void ring_or(uint32_t *ring, uint32_t pos,
+                                        uint64_t mag) {
+    const uint32_t q = pos >> 2, sh = (pos & 3) * 8;
+    const uint32_t lo = (uint32_t)mag, hi = (uint32_t)(mag >> 32);
+    const uint32_t w0 = lo << sh, w1 = __funnelshift_l(lo, hi, sh),
+                   w2 = __funnelshift_l(hi, 0u, sh);
+    if (w0)
+        atomicOr(&ring[q % kRingWords], w0);
+    if (w1)
+        atomicOr(&ring[(q + 1) % kRingWords], w1);
+    if (w2)
+        atomicOr(&ring[(q + 2) % kRingWords], w2);
+}
+
+/* Write the ring's 8-byte words for residual bytes [8 from, 8 to) of the
+ * chunk (at most kRing bytes) and zero them for reuse. */
+__device__ __forceinline__ void ring_flush(unsigned long long *ring64,
+                                           unsigned long long *resid,
+                                           uint32_t from, uint32_t to) {
+    for (uint32_t k = from + lane_id(); k < to; k += 32) {
+        const uint32_t w = k % (kRing / 8);
+        resid[k] = ring64[w];
+        ring64[w] = 0;
+    }
+}
+
+/* Pass 1 of a chunk: this lane's share of the residual bytes and of the
+ * data checksum. */
+template <typename T>
+__device__ void size_pass(const T *in, uint32_t n, uint32_t subs, uint64_t raw,
+                          uint32_t pl, uint32_t *bytes_out,
+                          uint32_t *hash_out) {
+    const uint32_t lane = lane_id();
+    uint32_t bytes = 0, hsum = 0;
+    T prev = 0;
+    prefetch_start(in, raw);
+    for (uint32_t s0 = 0; s0 < subs; s0 += kAhead) {
+        prefetch_group(in, s0, raw);
+        T x[kAhead];
+#pragma unroll
+        for (uint32_t g = 0; g < kAhead; g++) {
+            const uint32_t i = (s0 + g) * GFC_SUB + lane;
+            x[g] = i < n ? in[i] : 0;
+        }
+#pragma unroll
+        for (uint32_t g = 0; g < kAhead; g++) {
+            if (s0 + g >= subs) /* warp-uniform */
+                break;
+            const T p = __shfl_sync(FZ_FULL_MASK, prev, pl);
+            const uint32_t i = (s0 + g) * GFC_SUB + lane;
+            if (i < n)
+                hsum += Gfc<T>::hash(x[g], i);
+            else
+                x[g] = p; /* padding: residual 0 */
+            bytes += Gfc<T>::bytes(Gfc<T>::code((T)(x[g] - p)));
+            prev = x[g];
+        }
+    }
+    *bytes_out = bytes;
+    *hash_out = hsum;
+}
+
+/* Per-warp staging of pass 2, in shared memory. */
+struct __align__(16) WarpStage {
+    uint32_t ring[kRingWords]; /* residual bytes; zero where unused */
+    uint8_t codes[kCodeStage]; /* code bytes of 32 subchunks */
+};
+
+/* Pass 2 of a chunk: codes and residual bytes to `out` (8-byte aligned). */
+template <typename T>
+__device__ void write_pass(const T *in, uint32_t n, uint32_t subs, uint64_t raw,
+                           uint32_t pl, uint8_t *out, WarpStage &st) {
+    const uint32_t lane = lane_id();
+    unsigned long long *resid =
+        reinterpret_cast<unsigned long long *>(out + GFC_CODE_BYTES * subs);
+    unsigned long long *ring64 =
+        reinterpret_cast<unsigned long long *>(st.ring);
+    uint32_t fill = 0, flushed = 0; /* residual bytes staged, written */
+    T prev = 0;
+    prefetch_start(in, raw);
+    for (uint32_t s0 = 0; s0 < subs; s0 += kAhead) {
+        prefetch_group(in, s0, raw);
+        T x[kAhead];
+#pragma unroll
+        for (uint32_t g = 0; g < kAhead; g++) {
+            const uint32_t i = (s0 + g) * GFC_SUB + lane;
+            x[g] = i < n ? load_last(in + i) : 0;
+        }
+#pragma unroll
+        for (uint32_t g = 0; g < kAhead; g++) {
+            const uint32_t s = s0 + g;
+            if (s >= subs)
+                break;
+            const T p = __shfl_sync(FZ_FULL_MASK, prev, pl);
+            if (s * GFC_SUB + lane >= n)
+                x[g] = p;
+            const T r = (T)(x[g] - p);
+            const uint32_t code = Gfc<T>::code(r);
+            const uint32_t nb = Gfc<T>::bytes(code);
+            const T mag = (code & 8u) ? (T)(0 - r) : r;
+            prev = x[g];
+            /* code byte l / 2: lane l's code low, lane l + 1's high */
+            const uint32_t odd = __shfl_down_sync(FZ_FULL_MASK, code, 1);
+            if ((lane & 1) == 0)
+                st.codes[GFC_CODE_BYTES * (s & 31) + lane / 2] =
+                    (uint8_t)(code | odd << 4);
+            if ((s & 31) == 31 || s == subs - 1) { /* warp-uniform */
+                __syncwarp();
+                if (lane <= (s & 31)) {
+                    const unsigned long long *c =
+                        reinterpret_cast<const unsigned long long *>(
+                            st.codes + GFC_CODE_BYTES * lane);
+                    unsigned long long *o =
+                        reinterpret_cast<unsigned long long *>(
+                            out + GFC_CODE_BYTES * ((s & ~31u) + lane));
+                    o[0] = c[0];
+                    o[1] = c[1];
+                }
+                __syncwarp(); /* read before the next subchunk's codes */
+            }
+            uint32_t sub_total;
+            const uint32_t pos = fill + warp_exclusive(nb, &sub_total);
+            if (nb)
+                ring_or(st.ring, pos, mag);
+            fill += sub_total;
+            if (fill - flushed >= kHalf) { /* warp-uniform */
+                __syncwarp();
+                ring_flush(ring64, resid, flushed / 8, (flushed + kHalf) / 8);
+                __syncwarp();
+                flushed += kHalf;
+            }
+        }
+    }
+    /* the rest, zero-padded to a multiple of 8 bytes: ring bytes past
+     * `fill` are still zero */
+    __syncwarp();
+    ring_flush(ring64, resid, flushed / 8, (fill + 7) / 8);
+    __syncwarp(); /* the ring is all zero again for the next chunk */
+}
+
 /* Compression: one chunk per warp. */
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     gfc_compress_kernel(const fz_gpu_args a) {
-    __shared__ __align__(16) uint8_t stage_all[kWarps][kStage];
+    __shared__ WarpStage stage_all[kWarps];
     const uint32_t lane = lane_id();
-    uint8_t *stage = stage_all[threadIdx.x >> 5];
+    WarpStage &st = stage_all[threadIdx.x >> 5];
+    for (uint32_t k = lane; k < kRingWords; k += 32)
+        st.ring[k] = 0;
+    __syncwarp();
     const fz_header &h = a.expect;
     const uint32_t pl = gfc_pred_lane(lane, h.codec_params[GFC_PARAM_DIM]);
     const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
@@ -122,30 +322,8 @@ __global__ void __launch_bounds__(kThreads)
         const uint32_t subs = (uint32_t)gfc_subchunks(n);
         const T *in = reinterpret_cast<const T *>(a.src + c * h.chunk_bytes);
 
-        /* pass 1: encoded size and checksum */
-        uint32_t bytes = 0, hsum = 0;
-        T prev = 0;
-        for (uint32_t s0 = 0; s0 < subs; s0 += kAhead) {
-            T x[kAhead];
-#pragma unroll
-            for (uint32_t g = 0; g < kAhead; g++) {
-                const uint32_t i = (s0 + g) * GFC_SUB + lane;
-                x[g] = i < n ? in[i] : 0;
-            }
-#pragma unroll
-            for (uint32_t g = 0; g < kAhead; g++) {
-                if (s0 + g >= subs) /* warp-uniform */
-                    break;
-                const T p = __shfl_sync(FZ_FULL_MASK, prev, pl);
-                const uint32_t i = (s0 + g) * GFC_SUB + lane;
-                if (i < n)
-                    hsum += Gfc<T>::hash(x[g], i);
-                else
-                    x[g] = p; /* padding: residual 0 */
-                bytes += Gfc<T>::bytes(Gfc<T>::code((T)(x[g] - p)));
-                prev = x[g];
-            }
-        }
+        uint32_t bytes, hsum;
+        size_pass(in, n, subs, raw, pl, &bytes, &hsum);
         const uint32_t total = __reduce_add_sync(FZ_FULL_MASK, bytes);
         const uint32_t chunk_hash = __reduce_add_sync(FZ_FULL_MASK, hsum);
         const uint64_t enc = gfc_encoded_bytes(subs, total);
@@ -172,84 +350,7 @@ __global__ void __launch_bounds__(kThreads)
                 o[i] = in[i];
             continue;
         }
-
-        /* pass 2: codes and residual bytes */
-        unsigned long long *resid =
-            reinterpret_cast<unsigned long long *>(out + GFC_CODE_BYTES * subs);
-        const unsigned long long *stage64 =
-            reinterpret_cast<const unsigned long long *>(stage);
-        uint32_t fill = 0, flushed = 0; /* bytes staged, words written */
-        uint32_t keep[4] = {0, 0, 0,
-                            0}; /* codes of subchunk (s & ~31) + lane */
-        prev = 0;
-        for (uint32_t s0 = 0; s0 < subs; s0 += kAhead) {
-            T x[kAhead];
-#pragma unroll
-            for (uint32_t g = 0; g < kAhead; g++) {
-                const uint32_t i = (s0 + g) * GFC_SUB + lane;
-                x[g] = i < n ? load_last(in + i) : 0;
-            }
-#pragma unroll
-            for (uint32_t g = 0; g < kAhead; g++) {
-                const uint32_t s = s0 + g;
-                if (s >= subs)
-                    break;
-                const T p = __shfl_sync(FZ_FULL_MASK, prev, pl);
-                if (s * GFC_SUB + lane >= n)
-                    x[g] = p;
-                const T r = (T)(x[g] - p);
-                const uint32_t code = Gfc<T>::code(r);
-                const uint32_t nb = Gfc<T>::bytes(code);
-                const T mag = (code & 8u) ? (T)(0 - r) : r;
-                prev = x[g];
-                /* the 16 code bytes as 4 words: word k holds lanes
-                 * 8k..8k+7, lane 8k + m in bits 4m..4m+3 */
-                const uint32_t mine = code << (4 * (lane & 7));
-                uint32_t w[4];
-#pragma unroll
-                for (uint32_t k = 0; k < 4; k++)
-                    w[k] = __reduce_or_sync(FZ_FULL_MASK,
-                                            (lane >> 3) == k ? mine : 0u);
-                if ((s & 31) == lane)
-#pragma unroll
-                    for (uint32_t k = 0; k < 4; k++)
-                        keep[k] = w[k];
-                if ((s & 31) == 31 || s == subs - 1) {
-                    if (lane <= (s & 31)) {
-                        unsigned long long *o =
-                            reinterpret_cast<unsigned long long *>(
-                                out + GFC_CODE_BYTES * ((s & ~31u) + lane));
-                        o[0] = (unsigned long long)keep[1] << 32 | keep[0];
-                        o[1] = (unsigned long long)keep[3] << 32 | keep[2];
-                    }
-                }
-                /* residual bytes, lane order, into the staging buffer */
-                uint32_t sub_total;
-                const uint32_t pos = fill + warp_exclusive(nb, &sub_total);
-                for (uint32_t k = 0; k < nb; k++)
-                    stage[pos + k] = (uint8_t)((uint64_t)mag >> (8 * k));
-                fill += sub_total;
-                if (fill >= kFlush) {
-                    __syncwarp();
-                    for (uint32_t k = lane; k < kFlush / 8; k += 32)
-                        resid[flushed + k] = stage64[k];
-                    __syncwarp();
-                    for (uint32_t k = lane; k < fill - kFlush; k += 32)
-                        stage[k] = stage[kFlush + k];
-                    __syncwarp();
-                    flushed += kFlush / 8;
-                    fill -= kFlush;
-                }
-            }
-        }
-        /* the rest, zero-padded to a multiple of 8 bytes */
-        const uint32_t padded = (fill + 7) & ~7u;
-        if (lane < padded - fill)
-            stage[fill + lane] = 0;
-        __syncwarp();
-        for (uint32_t k = lane; k < padded / 8; k += 32)
-            resid[flushed + k] = stage64[k];
-        __syncwarp(); /* the stage is reused by the next chunk */
+        write_pass(in, n, subs, raw, pl, out, st);
     }
 }
 
@@ -339,11 +440,15 @@ __global__ void __launch_bounds__(kThreads)
                 __syncwarp();
                 if (bad)
                     break;
-                /* the batch's residual bytes towards L2 while its
+                /* the batch's residual bytes and kDecodeAhead more, and
+                 * the next batch's codes, towards L2 while this batch's
                  * subchunks are decoded one after the other */
-                for (uint64_t b = rbase + 128 * lane; b < rbase + batch;
-                     b += 32 * 128)
-                    asm volatile("prefetch.global.L2 [%0];" ::"l"(in + b));
+                const uint64_t ahead = rbase + batch + kDecodeAhead;
+                const uint64_t until = ahead < size ? ahead : size;
+                for (uint64_t b = rbase + 128 * lane; b < until; b += 32 * 128)
+                    prefetch_l2(in + b);
+                if (lane < 4 && sb + 32 + 8 * lane < subs)
+                    prefetch_l2(in + GFC_CODE_BYTES * (sb + 32 + 8 * lane));
                 const uint32_t nsub = subs - sb < 32 ? subs - sb : 32;
 #pragma unroll 4
                 for (uint32_t j = 0; j < nsub; j++) {
@@ -374,7 +479,7 @@ __global__ void __launch_bounds__(kThreads)
                     const T x = (T)(__shfl_sync(FZ_FULL_MASK, prev, pl) + r);
                     const uint32_t i = (sb + j) * GFC_SUB + lane;
                     if (i < n) {
-                        out[i] = x;
+                        store_last(out + i, x);
                         hsum += Gfc<T>::hash(x, i);
                     } else {
                         lane_bad |= r != 0; /* padding is predicted exactly */
