@@ -2,14 +2,17 @@
  * CPU backend:
  *
  *  - the warp kernel (default): one warp per chunk, persistent warps take
- *    chunks from an atomic ticket. Lane L owns the deltas 32 j + L
- *    (j = 0..31), i.e. the values 1 + 32 j + L of a chunk of at most 1025:
- *    loads and stores are coalesced, the chunk's shared decimal place is a
- *    warp reduction, the deltas' predecessors come from a shuffle, and a
- *    bit-plane is 32 ballots (ballot j is the plane's bytes 4j..4j+3, kept
- *    by lane j). The output offset comes from the decoupled look-back as
+ *    chunks from an atomic ticket. The chunk is staged in shared memory
+ *    (coalesced loads, all in flight); the decimal places are a strided
+ *    pass over the stage and a warp reduction. Lane L then takes the 32
+ *    consecutive deltas of values 32L + 1 .. 32L + 32: its words of every
+ *    bit-plane (the plane's bytes 4L..4L+3) are one or two 32 x 32 bit
+ *    transposes of them, kept in shared memory for the size pass and the
+ *    write pass. The output offset comes from the decoupled look-back as
  *    soon as the chunk's size is known; the chunk is then written straight
- *    to its place (a second round of ballots instead of a staging buffer).
+ *    to its place. The decoder stages the encoded chunk, parses the planes
+ *    into shared memory, transposes back, sums the deltas in the lane and
+ *    across the lanes once, and writes the values coalesced from the stage.
  *  - the reference kernel: one warp per chunk in which lane 0 runs the
  *    CPU's own chunk coder (falcon_chunk.h) in shared memory. Slow; it is
  *    what the warp kernel is checked against. Selected with the environment
@@ -207,6 +210,18 @@ __device__ __forceinline__ uint32_t stage_slot(uint32_t i) {
     return i + (i >> 5);
 }
 
+/* Blocks per SM that the register budget is cut to fit (an SM has 64 Ki
+ * registers, a block 128 threads): 24 warps for f32 (<= 85 registers), 16
+ * for the f64 encoder (128), 12 for the f64 decoder, whose shared memory
+ * allows no more. No spills at these bounds (LOCAL:0). */
+template <typename T> struct MinBlocks;
+template <> struct MinBlocks<uint32_t> {
+    static constexpr int encode = 6, decode = 6;
+};
+template <> struct MinBlocks<uint64_t> {
+    static constexpr int encode = 4, decode = 3;
+};
+
 /* Bytes per warp of the encoder and of the decoder. */
 template <typename T> struct WarpSmem {
     static constexpr uint32_t encode = kStageSlots * (uint32_t)sizeof(T);
@@ -317,7 +332,7 @@ __device__ void load_planes(uint64_t (&x)[32], uint32_t width,
 
 /* ------------------------------------------------------ warp kernel */
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
     falcon_compress_warp(const fz_gpu_args a) {
     typedef FW<T> F;
     extern __shared__ __align__(16) uint8_t smem_raw[];
@@ -620,7 +635,7 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
     falcon_decompress_warp(const fz_gpu_args a) {
     typedef FW<T> F;
     extern __shared__ __align__(16) uint8_t smem_raw[];
