@@ -29,10 +29,11 @@ extern "C" {
 EmuWarp *emu_warp;
 unsigned emu_lane;
 EmuIdx threadIdx;
-/* The reference kernel's dynamic shared memory (one warp at a time); the
- * kernel's block-scope extern names this unnamed-namespace array. */
+/* The kernels' dynamic shared memory: the emulated warps are the warps of
+ * one block (warp w: threads 32 w..32 w + 31), each with its part of it;
+ * the kernels' block-scope extern names this unnamed-namespace array. */
 namespace {
-alignas(16) uint8_t smem_raw[64 * 1024];
+alignas(16) uint8_t smem_raw[96 * 1024];
 }
 
 /* ------------------------------------------------------------ coroutines */
@@ -120,7 +121,7 @@ static void run_warps(int warps, const std::function<void()> &fn) {
             for (unsigned l = 0; l < 32; l++) {
                 emu_warp = wp;
                 emu_lane = l;
-                threadIdx.x = l; /* one warp per block */
+                threadIdx.x = 32 * (unsigned)w + l; /* one block */
                 ctx_resume(wp->lane[l]);
                 done += wp->lane[l].done;
             }
@@ -176,6 +177,10 @@ template <typename T> static void kernel(const fz_gpu_args &a, bool enc) {
 static void launch(const fz_gpu_args &a, bool enc) {
     if (a.expect.chunk_count == 0)
         return;
+    if ((size_t)g_warps * WarpSmem<uint64_t>::decode > sizeof smem_raw) {
+        fprintf(stderr, "emulated shared memory too small\n");
+        exit(2);
+    }
     run_warps(g_reference ? 1 : g_warps, [&] {
         if (a.expect.dtype == 1)
             kernel<uint32_t>(a, enc);

@@ -2,14 +2,17 @@
  * CPU backend:
  *
  *  - the warp kernel (default): one warp per chunk, persistent warps take
- *    chunks from an atomic ticket. Lane L owns the deltas 32 j + L
- *    (j = 0..31), i.e. the values 1 + 32 j + L of a chunk of at most 1025:
- *    loads and stores are coalesced, the chunk's shared decimal place is a
- *    warp reduction, the deltas' predecessors come from a shuffle, and a
- *    bit-plane is 32 ballots (ballot j is the plane's bytes 4j..4j+3, kept
- *    by lane j). The output offset comes from the decoupled look-back as
+ *    chunks from an atomic ticket. The chunk is staged in shared memory
+ *    (coalesced loads, all in flight); the decimal places are a strided
+ *    pass over the stage and a warp reduction. Lane L then takes the 32
+ *    consecutive deltas of values 32L + 1 .. 32L + 32: its words of every
+ *    bit-plane (the plane's bytes 4L..4L+3) are one or two 32 x 32 bit
+ *    transposes of them, kept in shared memory for the size pass and the
+ *    write pass. The output offset comes from the decoupled look-back as
  *    soon as the chunk's size is known; the chunk is then written straight
- *    to its place (a second round of ballots instead of a staging buffer).
+ *    to its place. The decoder stages the encoded chunk, parses the planes
+ *    into shared memory, transposes back, sums the deltas in the lane and
+ *    across the lanes once, and writes the values coalesced from the stage.
  *  - the reference kernel: one warp per chunk in which lane 0 runs the
  *    CPU's own chunk coder (falcon_chunk.h) in shared memory. Slow; it is
  *    what the warp kernel is checked against. Selected with the environment
@@ -25,7 +28,9 @@
 
 namespace {
 
-constexpr int kWarps = 8; /* warps per block of the warp kernel */
+/* Warps per block of the warp kernel: few, so that blocks with ~17 KiB of
+ * shared memory per warp (f64 decoding) still fill an SM. */
+constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 
 /* Per word type: the shared transforms under one name. */
@@ -142,21 +147,6 @@ template <typename T> __device__ T warp_incl_sum(T x) {
     return x;
 }
 
-/* Bit q of this lane's 32 deltas' plane: the plane's bytes 4L..4L+3 for
- * lane L (delta 32 L + b is bit b). */
-template <typename T>
-__device__ uint32_t plane_word(const T (&x)[32], uint32_t q) {
-    uint32_t word = 0;
-#pragma unroll
-    for (int j = 0; j < 32; j++) {
-        const uint32_t b =
-            __ballot_sync(FZ_FULL_MASK, (uint32_t)(x[j] >> q) & 1u);
-        if ((int)(threadIdx.x & 31) == j)
-            word = b;
-    }
-    return word;
-}
-
 /* Which of a lane's 4 plane bytes are nonzero (bit r: byte r). */
 __device__ uint32_t nonzero4(uint32_t word) {
     return (uint32_t)((word & 0xFFu) != 0) |
@@ -182,11 +172,172 @@ __device__ unsigned long long publish_chunk(const fz_gpu_args &a, uint64_t c,
     return excl;
 }
 
+/* In-place transpose of a 32 x 32 bit matrix: afterwards bit b of m[q] is
+ * what bit q of m[b] was. Swapping the off-diagonal blocks of every
+ * 2s x 2s block, for s = 16, 8, 4, 2, 1, transposes the whole matrix:
+ * 5 rounds of 16 swaps of 5 operations, ~13 per word, where a ballot per
+ * bit costs ~6 per word and bit-plane. */
+__device__ __forceinline__ void transpose32(uint32_t (&m)[32]) {
+#pragma unroll
+    for (int s = 16; s > 0; s >>= 1) {
+        const uint32_t low = s == 16  ? 0x0000FFFFu
+                             : s == 8 ? 0x00FF00FFu
+                             : s == 4 ? 0x0F0F0F0Fu
+                             : s == 2 ? 0x33333333u
+                                      : 0x55555555u;
+#pragma unroll
+        for (int k = 0; k < 32; k++) {
+            if (k & s)
+                continue;
+            const uint32_t t = ((m[k] >> s) ^ m[k + s]) & low;
+            m[k + s] ^= t;
+            m[k] ^= t << s;
+        }
+    }
+}
+
+/* Shared memory of the warp kernels, per warp: a stage of the chunk's
+ * values, value i at slot i + i / 32 (the padding keeps both a lane-strided
+ * pass, value 32 k + L, and a lane-contiguous pass, values 32 L + b, free
+ * of bank conflicts), and the decoder's bit-planes, word L of plane q at
+ * 32 q + L (the plane's bytes 4L..4L+3). The encoder keeps its planes in
+ * the stage once the values are in registers; the decoder stages the
+ * encoded chunk's bytes, then the decoded values. */
+constexpr uint32_t kStageSlots =
+    FALCON_MAX_VALUES + (FALCON_MAX_VALUES - 1) / 32 + 3; /* 1060 */
+
+__device__ __forceinline__ uint32_t stage_slot(uint32_t i) {
+    return i + (i >> 5);
+}
+
+/* Blocks per SM that the register budget is cut to fit (an SM has 64 Ki
+ * registers, a block 128 threads): 24 warps for f32 (<= 85 registers), 16
+ * for the f64 encoder (128), 12 for the f64 decoder, whose shared memory
+ * allows no more. No spills at these bounds (LOCAL:0). */
+template <typename T> struct MinBlocks;
+template <> struct MinBlocks<uint32_t> {
+    static constexpr int encode = 6, decode = 6;
+};
+template <> struct MinBlocks<uint64_t> {
+    static constexpr int encode = 4, decode = 3;
+};
+
+/* Bytes per warp of the encoder and of the decoder. */
+template <typename T> struct WarpSmem {
+    static constexpr uint32_t encode = kStageSlots * (uint32_t)sizeof(T);
+    static constexpr uint32_t decode = encode + FW<T>::BITS * 32u * 4u;
+};
+
+/* This warp's part of the dynamic shared memory. */
+__device__ __forceinline__ uint8_t *warp_smem(uint8_t *smem, uint32_t bytes) {
+    return smem + (threadIdx.x >> 5) * bytes;
+}
+
+/* Loads the chunk's n values (lane L: values 32 k + L, every load issued
+ * before the first use), stages them and returns this lane's share of the
+ * chunk hash. */
+template <typename T>
+__device__ uint32_t stage_chunk(const T *in, uint32_t n, T *stage) {
+    typedef FW<T> F;
+    const uint32_t lane = threadIdx.x & 31;
+    constexpr int kRows = (FALCON_MAX_VALUES + 31) / 32; /* 33 */
+    T v[kRows];
+#pragma unroll
+    for (int k = 0; k < kRows; k++) {
+        const uint32_t i = 32u * k + lane;
+        v[k] = i < n ? in[i] : (T)0;
+    }
+    uint32_t hsum = 0;
+#pragma unroll
+    for (int k = 0; k < kRows; k++) {
+        const uint32_t i = 32u * k + lane;
+        if (i < n) {
+            hsum += F::hash(v[k], i);
+            stage[stage_slot(i)] = v[k];
+        }
+    }
+    return hsum;
+}
+
+/* Bit-planes of this lane's 32 deltas x[b] (delta 32 L + b) into
+ * planes[32 q + L], q < width: one or two 32 x 32 bit transposes. */
+__device__ void store_planes(const uint32_t (&x)[32], uint32_t width,
+                             uint32_t *planes) {
+    uint32_t m[32];
+#pragma unroll
+    for (int b = 0; b < 32; b++)
+        m[b] = x[b];
+    transpose32(m);
+    const uint32_t lane = threadIdx.x & 31;
+#pragma unroll
+    for (int q = 0; q < 32; q++)
+        if ((uint32_t)q < width)
+            planes[32 * q + lane] = m[q];
+}
+__device__ void store_planes(const uint64_t (&x)[32], uint32_t width,
+                             uint32_t *planes) {
+    const uint32_t lane = threadIdx.x & 31;
+    uint32_t m[32];
+#pragma unroll
+    for (int b = 0; b < 32; b++)
+        m[b] = (uint32_t)x[b];
+    transpose32(m);
+#pragma unroll
+    for (int q = 0; q < 32; q++)
+        if ((uint32_t)q < width)
+            planes[32 * q + lane] = m[q];
+    if (width <= 32)
+        return; /* warp-uniform */
+#pragma unroll
+    for (int b = 0; b < 32; b++)
+        m[b] = (uint32_t)(x[b] >> 32);
+    transpose32(m);
+#pragma unroll
+    for (int q = 0; q < 32; q++)
+        if ((uint32_t)q + 32 < width)
+            planes[32 * (q + 32) + lane] = m[q];
+}
+
+/* The inverse: this lane's deltas x[b] from planes[32 q + L], q < width
+ * (planes at and above the width are zero). */
+__device__ void load_planes(uint32_t (&x)[32], uint32_t width,
+                            const uint32_t *planes) {
+    const uint32_t lane = threadIdx.x & 31;
+#pragma unroll
+    for (int q = 0; q < 32; q++)
+        x[q] = (uint32_t)q < width ? planes[32 * q + lane] : 0u;
+    transpose32(x);
+}
+__device__ void load_planes(uint64_t (&x)[32], uint32_t width,
+                            const uint32_t *planes) {
+    const uint32_t lane = threadIdx.x & 31;
+    uint32_t m[32];
+#pragma unroll
+    for (int q = 0; q < 32; q++)
+        m[q] = (uint32_t)q < width ? planes[32 * q + lane] : 0u;
+    transpose32(m);
+#pragma unroll
+    for (int b = 0; b < 32; b++)
+        x[b] = m[b];
+    if (width <= 32)
+        return; /* warp-uniform */
+#pragma unroll
+    for (int q = 0; q < 32; q++)
+        m[q] = (uint32_t)q + 32 < width ? planes[32 * (q + 32) + lane] : 0u;
+    transpose32(m);
+#pragma unroll
+    for (int b = 0; b < 32; b++)
+        x[b] |= (uint64_t)m[b] << 32;
+}
+
 /* ------------------------------------------------------ warp kernel */
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
     falcon_compress_warp(const fz_gpu_args a) {
     typedef FW<T> F;
+    extern __shared__ __align__(16) uint8_t smem_raw[];
+    T *stage = reinterpret_cast<T *>(warp_smem(smem_raw, WarpSmem<T>::encode));
+    uint32_t *planes = reinterpret_cast<uint32_t *>(stage);
     const int lane = threadIdx.x & 31;
     const fz_header &h = a.expect;
     for (;;) {
@@ -196,31 +347,19 @@ __global__ void __launch_bounds__(kThreads)
         const uint64_t raw = fz_chunk_raw_bytes(&h, c);
         const uint32_t n = (uint32_t)(raw / sizeof(T));
         const uint8_t *inb = a.src + c * h.chunk_bytes;
-        const T *in = reinterpret_cast<const T *>(inb);
+        __syncwarp(); /* the previous chunk's planes are read */
+        const uint32_t hsum =
+            stage_chunk<T>(reinterpret_cast<const T *>(inb), n, stage);
+        __syncwarp();
 
         /* 1. the chunk's scale: decimal places of every value, reduced
-         *    (read from memory, not unrolled: the search is long code) */
+         *    (a loop, not unrolled: the search is long code) */
         falcon_scan sc = falcon_scan_init();
-        uint32_t hsum = 0;
-        const T b0 = in[0];
-        if (lane == 0) {
-            uint64_t mag;
-            const int alpha = F::dp(b0, &mag);
-            falcon_scan_add(&sc, alpha, mag);
-            hsum = F::hash(b0, 0);
-        }
 #pragma unroll 1
-        for (int j = 0; j < 32; j++) {
-            const uint32_t i = 1 + 32 * j + lane;
-            if (i < n) {
-                const T b = in[i];
-                hsum += F::hash(b, i);
-                if (!sc.exception) {
-                    uint64_t mag;
-                    const int alpha = F::dp(b, &mag);
-                    falcon_scan_add(&sc, alpha, mag);
-                }
-            }
+        for (uint32_t i = lane; i < n && !sc.exception; i += 32) {
+            uint64_t mag;
+            const int alpha = F::dp(stage[stage_slot(i)], &mag);
+            falcon_scan_add(&sc, alpha, mag);
         }
         falcon_scan all;
         all.exception = __any_sync(FZ_FULL_MASK, sc.exception);
@@ -231,32 +370,34 @@ __global__ void __launch_bounds__(kThreads)
         const uint32_t scale = falcon_scale_of(&all, F::DMAX);
         const uint32_t chunk_hash = __reduce_add_sync(FZ_FULL_MASK, hsum);
 
-        /* 2. integers, deltas, zigzag: x[j] = delta of value 1 + 32j + L */
+        /* 2. integers, deltas, zigzag: x[b] = delta of value 32L + 1 + b */
         const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
-        const T s0 = F::fwd(b0, scale, p);
-        T x[32];
-        T carry = s0, any = 0;
+        const T s0 = F::fwd(stage[0], scale, p);
+        const uint32_t first = 32u * (uint32_t)lane;
+        T prev = F::fwd(first < n ? stage[stage_slot(first)] : (T)0, scale, p);
+        T x[32], any = 0;
 #pragma unroll
-        for (int j = 0; j < 32; j++) {
-            const uint32_t i = 1 + 32 * j + lane;
-            const T s = F::fwd(i < n ? in[i] : (T)0, scale, p);
-            const T up = __shfl_up_sync(FZ_FULL_MASK, s, 1);
-            const T prev = lane == 0 ? carry : up;
-            carry = __shfl_sync(FZ_FULL_MASK, s, 31);
-            x[j] = i < n ? F::zz((T)(s - prev)) : (T)0;
-            any |= x[j];
+        for (int b = 0; b < 32; b++) {
+            const uint32_t i = first + 1 + b;
+            const T s = F::fwd(i < n ? stage[stage_slot(i)] : (T)0, scale, p);
+            x[b] = i < n ? F::zz((T)(s - prev)) : (T)0;
+            prev = s;
+            any |= x[b];
         }
         const uint32_t width = F::width(any);
         const T u0 = scale == FALCON_CASE2 ? s0 : F::zz(s0);
         const uint32_t first_len = falcon_first_len(u0);
         const uint32_t nflags = (width + 7) / 8;
         const uint32_t B = falcon_plane_bytes(n), M = falcon_bitmap_bytes(B);
+        __syncwarp(); /* every lane has read the stage */
+        store_planes(x, width, planes);
+        __syncwarp();
 
         /* 3. the size: every plane's cheaper storage */
         uint64_t sparse_mask = 0;
         uint32_t size = FALCON_HEAD_BYTES + first_len + nflags;
         for (uint32_t q = width; q-- > 0;) {
-            const uint32_t word = plane_word<T>(x, q);
+            const uint32_t word = planes[32 * q + lane];
             const uint32_t nnz =
                 __reduce_add_sync(FZ_FULL_MASK, __popc(nonzero4(word)));
             if (falcon_sparse(B, nnz)) {
@@ -297,7 +438,7 @@ __global__ void __launch_bounds__(kThreads)
         }
         uint32_t pos = FALCON_HEAD_BYTES + first_len + nflags;
         for (uint32_t q = width; q-- > 0;) {
-            const uint32_t word = plane_word<T>(x, q);
+            const uint32_t word = planes[32 * q + lane];
             const uint32_t nz = nonzero4(word);
             if ((sparse_mask >> q) & 1u) {
                 /* bitmap byte k: plane bytes 8k..8k+7 = lanes 2k, 2k+1 */
@@ -328,17 +469,54 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-/* Decode one encoded chunk (size < raw) into x[j] = value 1 + 32j + L and
- * *v0; returns true (every lane) when the chunk is not one the encoder
- * writes. Reads only in[0..size). */
+/* Copies the size encoded bytes at in into the stage with 32-bit loads
+ * (all of a batch in flight) and returns where the first one landed. The
+ * aligned words may reach up to 3 bytes before in (the stream's header
+ * lies there) and after the chunk: a word past the end of the stream is
+ * read byte by byte. */
+__device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
+                                      const uint8_t *end, uint32_t *stage) {
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t mis = (uint32_t)((uintptr_t)in & 3u);
+    const uint8_t *base = in - mis;
+    const uint32_t *words = reinterpret_cast<const uint32_t *>(base);
+    const uint32_t nwords = (mis + size + 3) / 4;
+    const uint64_t whole = (uint64_t)(end - base) / 4;
+    const uint32_t loadable = whole < nwords ? (uint32_t)whole : nwords;
+    constexpr int kBatch = 8;
+#pragma unroll 1
+    for (uint32_t k0 = 0; k0 < loadable; k0 += 32 * kBatch) {
+        uint32_t w[kBatch];
+#pragma unroll
+        for (int r = 0; r < kBatch; r++) {
+            const uint32_t k = k0 + 32 * r + lane;
+            w[r] = k < loadable ? words[k] : 0u;
+        }
+#pragma unroll
+        for (int r = 0; r < kBatch; r++) {
+            const uint32_t k = k0 + 32 * r + lane;
+            if (k < loadable)
+                stage[k] = w[r];
+        }
+    }
+    if (loadable < nwords && lane == 0) { /* the stream's last bytes */
+        uint32_t w = 0;
+        for (uint32_t r = 0; base + 4 * loadable + r < end; r++)
+            w |= (uint32_t)base[4 * loadable + r] << (8 * r);
+        stage[loadable] = w;
+    }
+    return reinterpret_cast<const uint8_t *>(stage) + mis;
+}
+
+/* Decode one encoded chunk (size < raw, its bytes at in, in shared
+ * memory) into the stage: value i at stage_slot(i). Returns true (every
+ * lane) when the chunk is not one the encoder writes. Reads only
+ * in[0..size); writes the stage only after the last read of in. */
 template <typename T>
 __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
-                            T (&x)[32], T *v0) {
+                            uint32_t *planes, T *stage) {
     typedef FW<T> F;
     const int lane = threadIdx.x & 31;
-#pragma unroll
-    for (int j = 0; j < 32; j++)
-        x[j] = 0;
     if (size < FALCON_HEAD_BYTES)
         return true;
     const uint32_t scale = in[0], width = in[1], first_len = in[2];
@@ -415,44 +593,56 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
                              ((word >> (8 * ((B - 1) % 4))) & last_mask);
         if (__any_sync(FZ_FULL_MASK, padbits) || (q == width - 1 && nnz == 0))
             return true;
-#pragma unroll
-        for (int j = 0; j < 32; j++) {
-            const uint32_t wj = __shfl_sync(FZ_FULL_MASK, word, j);
-            x[j] |= (T)((wj >> lane) & 1u) << q;
-        }
+        planes[32 * q + lane] = word;
     }
     if (pos != size)
         return true;
-    /* integers: a running sum over the chunk */
-    const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
+    __syncwarp(); /* the planes are written, the bytes read */
+
+    /* deltas x[b] of values 32L + 1 + b, then the integers: a running sum
+     * in the lane, offset by the lanes before it */
+    T x[32];
+    load_planes(x, width, planes);
+    const uint32_t firsti = 32u * (uint32_t)lane + 1;
+    T part = 0;
+#pragma unroll
+    for (int b = 0; b < 32; b++) {
+        part = (T)(part + F::unzz(x[b]));
+        x[b] = part;
+    }
     const T s0 = scale == FALCON_CASE2 ? u0 : F::unzz(u0);
+    const T before = (T)(s0 + warp_incl_sum<T>(part) - part);
+    const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
     int ok = 1, tight = scale == 0 || scale == FALCON_CASE2;
     if (lane == 0 && scale != FALCON_CASE2) {
         ok &= F::valid1(s0);
         tight |= F::not10(s0);
     }
-    T carry = s0;
 #pragma unroll
-    for (int j = 0; j < 32; j++) {
-        const uint32_t i = 1 + 32 * j + lane;
-        const T s = (T)(carry + warp_incl_sum<T>(F::unzz(x[j])));
-        carry = __shfl_sync(FZ_FULL_MASK, s, 31);
+    for (int b = 0; b < 32; b++) {
+        const uint32_t i = firsti + b;
+        const T s = (T)(before + x[b]);
         if (i < n && scale != FALCON_CASE2) {
             ok &= F::valid1(s);
             tight |= F::not10(s);
         }
-        x[j] = F::inv(s, scale, p);
+        if (i < n)
+            stage[stage_slot(i)] = F::inv(s, scale, p);
     }
-    if (!__all_sync(FZ_FULL_MASK, ok) || !__any_sync(FZ_FULL_MASK, tight))
-        return true;
-    *v0 = F::inv(s0, scale, p);
-    return false;
+    if (lane == 0)
+        stage[0] = F::inv(s0, scale, p);
+    return !__all_sync(FZ_FULL_MASK, ok) || !__any_sync(FZ_FULL_MASK, tight);
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
     falcon_decompress_warp(const fz_gpu_args a) {
     typedef FW<T> F;
+    extern __shared__ __align__(16) uint8_t smem_raw[];
+    uint8_t *mine = warp_smem(smem_raw, WarpSmem<T>::decode);
+    T *stage = reinterpret_cast<T *>(mine);
+    uint32_t *planes =
+        reinterpret_cast<uint32_t *>(mine + kStageSlots * sizeof(T));
     const int lane = threadIdx.x & 31;
     int st = FZS_OK;
     uint32_t flags = 0;
@@ -489,63 +679,60 @@ __global__ void __launch_bounds__(kThreads)
             continue;
         want = __shfl_sync(FZ_FULL_MASK, want, 0);
         const uint8_t *in = a.src + a.payload_off + off;
-        T x[32], v0;
-        if (size == raw) { /* verbatim */
-            v0 = F::load(in);
-#pragma unroll
-            for (int j = 0; j < 32; j++) {
-                const uint32_t i = 1 + 32 * j + lane;
-                x[j] = i < n ? F::load(in + (uint64_t)i * sizeof(T)) : (T)0;
-            }
-        } else if (decode_warp<T>(in, (uint32_t)size, n, x, &v0)) {
-            if (lane == 0)
-                fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
-            continue;
-        }
         T *out = reinterpret_cast<T *>(a.dst + c * h.chunk_bytes);
         uint32_t hsum = 0;
-        if (lane == 0) {
-            out[0] = v0;
-            hsum = F::hash(v0, 0);
-        }
-#pragma unroll
-        for (int j = 0; j < 32; j++) {
-            const uint32_t i = 1 + 32 * j + lane;
-            if (i < n) {
-                out[i] = x[j];
-                hsum += F::hash(x[j], i);
+        __syncwarp();      /* the previous chunk's stage is read */
+        if (size == raw) { /* verbatim */
+            for (uint32_t i = lane; i < n; i += 32) {
+                const T v = F::load(in + (uint64_t)i * sizeof(T));
+                out[i] = v;
+                hsum += F::hash(v, i);
             }
-        }
-        if (size != raw && in[0] == FALCON_CASE2) {
-            /* canonical: the encoder chooses Case 2 only when Case 1 is
-             * impossible. Each lane reads back what it wrote. */
-            falcon_scan sc = falcon_scan_init();
-            if (lane == 0) {
-                uint64_t mag;
-                const int alpha = F::dp(v0, &mag);
-                falcon_scan_add(&sc, alpha, mag);
-            }
-#pragma unroll 1
-            for (int j = 0; j < 32; j++) {
-                if (__any_sync(FZ_FULL_MASK, sc.exception))
-                    break;
-                const uint32_t i = 1 + 32 * j + lane;
-                if (i < n) {
-                    uint64_t mag;
-                    const int alpha = F::dp(out[i], &mag);
-                    falcon_scan_add(&sc, alpha, mag);
-                }
-            }
-            falcon_scan all;
-            all.exception = __any_sync(FZ_FULL_MASK, sc.exception);
-            all.amax = (int)__reduce_max_sync(FZ_FULL_MASK, (unsigned)sc.amax);
-            all.qmax = (int)__reduce_max_sync(
-                           FZ_FULL_MASK, (unsigned)(sc.qmax - FALCON_QNONE)) +
-                       FALCON_QNONE;
-            if (falcon_scale_of(&all, F::DMAX) != FALCON_CASE2) {
+        } else {
+            const uint8_t *bytes =
+                stage_bytes(in, (uint32_t)size, a.src + a.src_size,
+                            reinterpret_cast<uint32_t *>(stage));
+            __syncwarp();
+            const bool case2 = size > 0 && bytes[0] == FALCON_CASE2;
+            if (decode_warp<T>(bytes, (uint32_t)size, n, planes, stage)) {
                 if (lane == 0)
                     fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
                 continue;
+            }
+            __syncwarp(); /* the stage holds the values */
+            for (uint32_t i = lane; i < n; i += 32) {
+                const T v = stage[stage_slot(i)];
+                out[i] = v;
+                hsum += F::hash(v, i);
+            }
+            if (case2) {
+                /* canonical: the encoder chooses Case 2 only when Case 1
+                 * is impossible */
+                falcon_scan sc = falcon_scan_init();
+#pragma unroll 1
+                for (uint32_t i0 = 0; i0 < n; i0 += 32) {
+                    if (__any_sync(FZ_FULL_MASK, sc.exception))
+                        break;
+                    const uint32_t i = i0 + lane;
+                    if (i < n) {
+                        uint64_t mag;
+                        const int alpha = F::dp(stage[stage_slot(i)], &mag);
+                        falcon_scan_add(&sc, alpha, mag);
+                    }
+                }
+                falcon_scan all;
+                all.exception = __any_sync(FZ_FULL_MASK, sc.exception);
+                all.amax =
+                    (int)__reduce_max_sync(FZ_FULL_MASK, (unsigned)sc.amax);
+                all.qmax =
+                    (int)__reduce_max_sync(FZ_FULL_MASK,
+                                           (unsigned)(sc.qmax - FALCON_QNONE)) +
+                    FALCON_QNONE;
+                if (falcon_scale_of(&all, F::DMAX) != FALCON_CASE2) {
+                    if (lane == 0)
+                        fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+                    continue;
+                }
             }
         }
         if (verify) {
@@ -729,9 +916,11 @@ cudaError_t run(const fz_gpu_args *a, int sm_count, cudaStream_t stream,
                                  sm_count, stream);
     }
     const uint64_t blocks = (chunks + kWarps - 1) / kWarps;
-    return compress ? launch(falcon_compress_warp<T>, kThreads, 0, blocks, a,
+    return compress ? launch(falcon_compress_warp<T>, kThreads,
+                             kWarps * (int)WarpSmem<T>::encode, blocks, a,
                              sm_count, stream)
-                    : launch(falcon_decompress_warp<T>, kThreads, 0, blocks, a,
+                    : launch(falcon_decompress_warp<T>, kThreads,
+                             kWarps * (int)WarpSmem<T>::decode, blocks, a,
                              sm_count, stream);
 }
 
