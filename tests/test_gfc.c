@@ -250,7 +250,7 @@ static void test_chunks(void) {
 /* The default chunk size: the documented function of the value count. */
 static uint64_t default_chunk_values(uint64_t n) {
     uint64_t v = (n + 4095) / 4096;
-    v = v < 2048 ? 2048 : v > 32768 ? 32768 : v;
+    v = v < 2048 ? 2048 : v > 8192 ? 8192 : v;
     uint64_t k = (n + v - 1) / v;
     k = k ? k : 1;
     v = ((n + k - 1) / k + 31) / 32 * 32;
@@ -279,7 +279,7 @@ static void test_defaults(void) {
              * header through a tiny compress when small, else check the
              * values per chunk through the scratch-free count path */
             const uint64_t v = default_chunk_values(ns[i]);
-            CHECK(v % 32 == 0 && v >= 32 && v <= 32768);
+            CHECK(v % 32 == 0 && v >= 32 && v <= 8192);
             if (ns[i] > 2048)
                 CHECK(v >= 2048 / 2);
             if (ns[i] <= 200000) {
@@ -297,8 +297,9 @@ static void test_defaults(void) {
             CHECK_OK(fz_compress_bound(&p, &bound));
         }
     }
-    /* the default gives about 4096 chunks of 2 Ki..32 Ki values */
-    CHECK_EQ_U64(default_chunk_values(134217728), 32768);
+    /* the default gives about 4096 chunks of 2 Ki..8 Ki values, more
+     * chunks of 8 Ki values for large arrays */
+    CHECK_EQ_U64(default_chunk_values(134217728), 8192);
     CHECK_EQ_U64(default_chunk_values(10000000), 2464);
     CHECK_EQ_U64(default_chunk_values(100000), 2048);
     CHECK_EQ_U64(default_chunk_values(5000), 1696);

@@ -19,8 +19,8 @@
  *
  * Decompression takes chunk offsets from the CUB scan of the table: a warp
  * loads the codes of 32 subchunks at once, turns them into residual byte
- * counts and offsets with prefix sums, then decodes the 32 subchunks; the
- * next batch's codes and residual bytes are requested from L2 meanwhile.
+ * counts and offsets with prefix sums, then decodes the 32 subchunks
+ * while their residual bytes are requested from L2.
  * Codes, layout and chunk sizes: gfc_xform.h, shared with the CPU. */
 #include "../../gpu/fz_gpu.cuh"
 #include "gfc_xform.h"
@@ -40,8 +40,6 @@ constexpr uint32_t kRing = 2048;
 constexpr uint32_t kHalf = kRing / 2;
 constexpr uint32_t kRingWords = kRing / 4;
 constexpr uint32_t kCodeStage = 32 * GFC_CODE_BYTES; /* 32 subchunks */
-/* Decode: bytes past the current batch's residuals requested from L2. */
-constexpr uint32_t kDecodeAhead = 4096;
 
 /* Per-type codes and checksum terms. */
 template <typename T> struct Gfc;
@@ -86,14 +84,6 @@ __device__ __forceinline__ uint32_t load_last(const uint32_t *p) {
 }
 __device__ __forceinline__ uint64_t load_last(const uint64_t *p) {
     return __ldcs(reinterpret_cast<const unsigned long long *>(p));
-}
-
-/* Streaming store (the output is not read again by this kernel). */
-__device__ __forceinline__ void store_last(uint32_t *p, uint32_t x) {
-    __stcs(p, x);
-}
-__device__ __forceinline__ void store_last(uint64_t *p, uint64_t x) {
-    __stcs(reinterpret_cast<unsigned long long *>(p), (unsigned long long)x);
 }
 
 __device__ __forceinline__ uint32_t lane_id() {
@@ -440,15 +430,13 @@ __global__ void __launch_bounds__(kThreads)
                 __syncwarp();
                 if (bad)
                     break;
-                /* the batch's residual bytes and kDecodeAhead more, and
-                 * the next batch's codes, towards L2 while this batch's
-                 * subchunks are decoded one after the other */
-                const uint64_t ahead = rbase + batch + kDecodeAhead;
-                const uint64_t until = ahead < size ? ahead : size;
-                for (uint64_t b = rbase + 128 * lane; b < until; b += 32 * 128)
+                /* the batch's residual bytes towards L2 while its
+                 * subchunks are decoded one after the other (prefetching
+                 * further ahead, and streaming stores, measured slower:
+                 * bench/NOTES.md, step G3) */
+                for (uint64_t b = rbase + 128 * lane; b < rbase + batch;
+                     b += 32 * 128)
                     prefetch_l2(in + b);
-                if (lane < 4 && sb + 32 + 8 * lane < subs)
-                    prefetch_l2(in + GFC_CODE_BYTES * (sb + 32 + 8 * lane));
                 const uint32_t nsub = subs - sb < 32 ? subs - sb : 32;
 #pragma unroll 4
                 for (uint32_t j = 0; j < nsub; j++) {
@@ -479,7 +467,7 @@ __global__ void __launch_bounds__(kThreads)
                     const T x = (T)(__shfl_sync(FZ_FULL_MASK, prev, pl) + r);
                     const uint32_t i = (sb + j) * GFC_SUB + lane;
                     if (i < n) {
-                        store_last(out + i, x);
+                        out[i] = x;
                         hsum += Gfc<T>::hash(x, i);
                     } else {
                         lane_bad |= r != 0; /* padding is predicted exactly */

@@ -40,7 +40,7 @@
  * GFC_MIN_DEFAULT_VALUES..GFC_MAX_DEFAULT_VALUES values. */
 #define GFC_TARGET_CHUNKS 4096u
 #define GFC_MIN_DEFAULT_VALUES 2048u
-#define GFC_MAX_DEFAULT_VALUES 32768u
+#define GFC_MAX_DEFAULT_VALUES 8192u
 
 /* codec_params in the header: [0] dimensionality 1..32, [1] values per
  * chunk (chunk_bytes / esize), [2] and [3] zero. */
@@ -54,7 +54,7 @@ static FZ_HD uint32_t gfc_pred_lane(uint32_t lane, uint32_t dim) {
 
 /* Default values per chunk for an array of n values: a function of n
  * only (never of the device), so that both backends cut the same chunks.
- * About GFC_TARGET_CHUNKS chunks of 2 Ki..32 Ki values, then balanced:
+ * About GFC_TARGET_CHUNKS chunks of 2 Ki..8 Ki values, then balanced:
  * the chunk count k stays and the size becomes ceil(n / k) rounded up to
  * a multiple of 32. */
 static FZ_HD uint32_t gfc_default_chunk_values(uint64_t n) {
