@@ -377,8 +377,9 @@ struct Decompressor {
 
     fz_status sizes(SlotSizes *z) {
         memset(z, 0, sizeof *z);
-        const uint64_t n = plan.chunks_per_batch;
-        const uint64_t bytes = n * plan.h.chunk_bytes;
+        /* the first batch is the largest: no larger than the array */
+        uint64_t first0, n, first_byte0, bytes;
+        fz_plan_batch(&plan, 0, &first0, &n, &first_byte0, &bytes);
         for (uint64_t b : {(uint64_t)0, plan.batch_count - 1}) {
             fz_params bp;
             uint8_t head[FZ_HDR_BYTES];
