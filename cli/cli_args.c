@@ -40,7 +40,7 @@ static const struct {
     {GROUP_SHAPE, "-1/-2/-3/-4"},
     {GROUP_CODEC, "-c"},
     {GROUP_LOSSY, "-M/-e"},
-    {GROUP_BACKEND, "--cpu/--gpu"},
+    {GROUP_BACKEND, "--cpu/--gpu/--streams"},
     {GROUP_THREADS, "-j"},
     {GROUP_NO_CHECKSUM, "--no-checksum"},
     {GROUP_SKIP_CHECKSUM, "--skip-checksum"},
@@ -73,7 +73,8 @@ enum {
     LONG_TEXT,
     LONG_RAW,
     LONG_DIM,
-    LONG_CHUNK_VALUES
+    LONG_CHUNK_VALUES,
+    LONG_STREAMS
 };
 
 /* Leading '-': non-options come back in order as 1; ':' reports a missing
@@ -92,6 +93,7 @@ static const struct option long_options[] = {
     {"cpu", no_argument, NULL, LONG_CPU},
     {"gpu", no_argument, NULL, LONG_GPU},
     {"threads", required_argument, NULL, 'j'},
+    {"streams", required_argument, NULL, LONG_STREAMS},
     {"no-checksum", no_argument, NULL, LONG_NO_CHECKSUM},
     {"skip-checksum", no_argument, NULL, LONG_SKIP_CHECKSUM},
     {"force", no_argument, NULL, 'F'},
@@ -248,6 +250,18 @@ static int parse_threads(parser *ps, const char *text) {
     return CLI_EXIT_OK;
 }
 
+static int parse_streams(parser *ps, const char *text) {
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (!isdigit((unsigned char)text[0]) || *end != '\0' || errno != 0 ||
+        v < 1 || v > FZ_MAX_GPU_STREAMS)
+        return usage_error(ps, "--streams: '%s' is not a stream count (1..%d)",
+                           text, FZ_MAX_GPU_STREAMS);
+    ps->o->gpu_streams = (uint32_t)v;
+    return CLI_EXIT_OK;
+}
+
 /* gfc: --dim 1..32 (codec_options[0]), --chunk-values a multiple of 32
  * up to 4194304 (codec_options[1]). */
 static int parse_codec_option(parser *ps, const char *text, int k) {
@@ -333,6 +347,7 @@ static int handle_value_option(parser *ps, int c, const char *arg) {
     case 'M': return parse_mode(ps, arg);
     case 'e': return parse_bound(ps, arg);
     case 'j': return parse_threads(ps, arg);
+    case LONG_STREAMS: return parse_streams(ps, arg);
     case LONG_DIM: return parse_codec_option(ps, arg, 0);
     case LONG_CHUNK_VALUES: return parse_codec_option(ps, arg, 1);
     }
@@ -378,7 +393,8 @@ static unsigned group_of(int c) {
     case 'M':
     case 'e': return GROUP_LOSSY;
     case LONG_CPU:
-    case LONG_GPU: return GROUP_BACKEND;
+    case LONG_GPU:
+    case LONG_STREAMS: return GROUP_BACKEND;
     case 'j': return GROUP_THREADS;
     case LONG_NO_CHECKSUM: return GROUP_NO_CHECKSUM;
     case LONG_SKIP_CHECKSUM: return GROUP_SKIP_CHECKSUM;

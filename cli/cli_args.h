@@ -41,7 +41,8 @@ typedef struct cli_options {
     double bound; /* -e: finite and >= 0 (0: stored lossless) */
     int bound_given;
     cli_backend backend;
-    int32_t threads; /* 0 = all cores */
+    int32_t threads;      /* 0 = all cores */
+    uint32_t gpu_streams; /* --streams: GPU pipeline streams, 0 = auto */
     /* fz_params.codec_options: gfc --dim [0], --chunk-values [1] */
     int32_t codec_options[4];
     int no_checksum;

@@ -1,9 +1,15 @@
-/* compress, decompress, info and verify. Whole arrays are held in memory:
- * the input plus a fz_compress_bound() output buffer. */
+/* compress, decompress, info and verify. Raw binary files are streamed
+ * through the library's file API in bounded memory; text, pipes and
+ * verify hold whole arrays in memory (the input plus a fz_compress_bound()
+ * output buffer). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_commands.h"
 #include "cli_common.h"
@@ -86,6 +92,7 @@ static void fill_params(const cli_options *o, fz_exec exec, uint64_t values,
     p->flags = o->no_checksum ? FZ_FLAG_NO_CHECKSUM : 0;
     p->exec = exec;
     p->threads = o->threads;
+    p->gpu_streams = o->gpu_streams;
     memcpy(p->codec_options, o->codec_options, sizeof p->codec_options);
 }
 
@@ -222,6 +229,7 @@ static int decompress_stream(const cli_options *o, fz_exec exec,
     opts.flags = o->skip_checksum ? FZ_DECODE_SKIP_CHECKSUM : 0;
     opts.exec = exec;
     opts.threads = o->threads;
+    opts.gpu_streams = o->gpu_streams;
     double start = cli_now();
     fz_status s = fz_decompress(stream->data, stream->size, out->data, bytes,
                                 &opts, &out->size);
@@ -233,6 +241,113 @@ static int decompress_stream(const cli_options *o, fz_exec exec,
         return CLI_EXIT_FAIL;
     }
     return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------ streaming */
+/* Regular files stream; pipes and devices are read whole. */
+static int regular_file(const char *path, uint64_t *size) {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    *size = (uint64_t)st.st_size;
+    return 1;
+}
+
+static void show_progress(void *user, uint64_t done, uint64_t total) {
+    (void)total;
+    cli_progress_update((cli_progress *)user, done);
+}
+
+typedef fz_status (*stream_call)(const void *ctx, FILE *in, FILE *out,
+                                 fz_progress_fn progress, void *user,
+                                 uint64_t *size);
+
+/* IN -> OUT.tmp through call, then sync and rename; nothing is left
+ * behind on failure. */
+static int stream_files(const cli_options *o, const char *verb,
+                        uint64_t in_size, stream_call call, const void *ctx,
+                        uint64_t *out_size, double *seconds) {
+    FILE *in = fopen(o->input, "rb");
+    if (!in) {
+        cli_error("%s: cannot open: %s", o->input, strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    cli_output w;
+    int rc = cli_output_open(&w, o->output, o->force, 0, 1);
+    const int fd = rc == CLI_EXIT_OK ? dup(w.fd) : -1;
+    FILE *out = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+    if (!out) {
+        if (fd >= 0)
+            close(fd);
+        if (rc == CLI_EXIT_OK) {
+            cli_error("%s: %s", o->output, strerror(errno));
+            cli_output_abort(&w);
+        }
+        fclose(in);
+        return CLI_EXIT_FAIL;
+    }
+    cli_progress progress;
+    cli_progress_begin(&progress, verb, o->input, in_size, o->quiet);
+    const double start = cli_now();
+    fz_status s = call(ctx, in, out, show_progress, &progress, out_size);
+    *seconds = cli_now() - start;
+    cli_progress_end(&progress);
+    fclose(in);
+    if (fclose(out) != 0 && s == FZ_OK)
+        s = FZ_ERR_IO;
+    if (s != FZ_OK) {
+        cli_output_abort(&w);
+        cli_error("%s: %s failed: %s", o->input, verb, fz_status_string(s));
+        return CLI_EXIT_FAIL;
+    }
+    return cli_output_commit(&w);
+}
+
+static fz_status call_compress(const void *ctx, FILE *in, FILE *out,
+                               fz_progress_fn progress, void *user,
+                               uint64_t *size) {
+    return fz_compress_fp((const fz_params *)ctx, in, out, progress, user,
+                          size);
+}
+
+static fz_status call_decompress(const void *ctx, FILE *in, FILE *out,
+                                 fz_progress_fn progress, void *user,
+                                 uint64_t *size) {
+    return fz_decompress_fp(in, out, (const fz_decode_options *)ctx, progress,
+                            user, size);
+}
+
+static int compress_streaming(const cli_options *o, fz_exec exec,
+                              uint64_t in_size) {
+    int rc = check_size(o, in_size, 0);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    fz_params p;
+    fill_params(o, exec, in_size / dtype_size(o->dtype), &p);
+    uint64_t out_size = 0;
+    double seconds = 0;
+    rc = stream_files(o, "compressing", in_size, call_compress, &p, &out_size,
+                      &seconds);
+    if (rc != CLI_EXIT_OK || o->quiet)
+        return rc;
+    char bounds[128] = "";
+    uint8_t head[FZ_HEADER_BYTES];
+    size_t got = 0;
+    uint64_t file_size = 0;
+    fz_info info;
+    if (o->mode != FZ_MODE_LOSSLESS &&
+        cli_read_head(o->output, head, sizeof head, &got, &file_size) ==
+            CLI_EXIT_OK &&
+        fz_inspect(head, got, &info) == FZ_OK)
+        snprintf(bounds, sizeof bounds, ", %s bound %g, effective %g",
+                 mode_flag(o->mode), info.params.bound, info.bound_effective);
+    fprintf(stderr,
+            "floatz: %s -> %s: %llu -> %llu bytes (ratio %.3f, %s, %.3f s, "
+            "streamed%s)\n",
+            o->input, o->output, (unsigned long long)in_size,
+            (unsigned long long)out_size, ratio(in_size, out_size),
+            exec_name(exec), seconds, bounds);
+    return rc;
 }
 
 /* ------------------------------------------------------------ compress */
@@ -250,7 +365,11 @@ int cli_compress(const cli_options *o) {
     cli_buffer data, packed;
     fz_params p;
     double seconds;
+    uint64_t in_size = 0;
     int rc = compress_checks(o, &exec);
+    if (rc == CLI_EXIT_OK && !is_text(o, o->input) &&
+        regular_file(o->input, &in_size))
+        return compress_streaming(o, exec, in_size);
     if (rc == CLI_EXIT_OK)
         rc = load_array(o, exec, &data, &p);
     if (rc != CLI_EXIT_OK)
@@ -332,14 +451,53 @@ static int write_values(const cli_options *o, const cli_buffer *values,
     return cli_output_commit(&w);
 }
 
+/* Raw output from a regular file: stream it. */
+static int decompress_streaming(const cli_options *o, fz_exec exec,
+                                uint64_t in_size) {
+    uint8_t head[FZ_HEADER_BYTES];
+    size_t got = 0;
+    uint64_t file_size = 0;
+    fz_info info;
+    int rc = cli_read_head(o->input, head, sizeof head, &got, &file_size);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    fz_status s = fz_inspect(head, got, &info);
+    if (s != FZ_OK)
+        return cli_status_error(o->input, s);
+    rc = check_expectations(o, &info);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    fz_decode_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.flags = o->skip_checksum ? FZ_DECODE_SKIP_CHECKSUM : 0;
+    opts.exec = exec;
+    opts.threads = o->threads;
+    opts.gpu_streams = o->gpu_streams;
+    uint64_t out_size = 0;
+    double seconds = 0;
+    rc = stream_files(o, "decompressing", in_size, call_decompress, &opts,
+                      &out_size, &seconds);
+    if (rc == CLI_EXIT_OK && !o->quiet)
+        fprintf(stderr,
+                "floatz: %s -> %s: %llu -> %llu bytes (%s, %.3f s, "
+                "streamed)\n",
+                o->input, o->output, (unsigned long long)in_size,
+                (unsigned long long)out_size, exec_name(exec), seconds);
+    return rc;
+}
+
 int cli_decompress(const cli_options *o) {
     fz_exec exec;
     fz_info info;
     cli_buffer stream, values;
     double seconds;
+    uint64_t in_size = 0;
     int rc = resolve_exec(o, &exec);
     if (rc == CLI_EXIT_OK)
         rc = cli_check_output(o->input, o->output, o->force);
+    if (rc == CLI_EXIT_OK && !is_text(o, o->output) &&
+        regular_file(o->input, &in_size))
+        return decompress_streaming(o, exec, in_size);
     if (rc == CLI_EXIT_OK)
         rc = read_stream(o, &stream, &info);
     if (rc != CLI_EXIT_OK)

@@ -60,17 +60,21 @@ static const char help_codec[] =
 static const char help_backend[] =
     "  --cpu | --gpu         backend (default: the GPU when one is usable,\n"
     "                        else the CPU)\n"
-    "  -j, --threads N       CPU threads (default 0: all cores)\n";
+    "  -j, --threads N       CPU threads (default 0: all cores)\n"
+    "  --streams N           GPU: CUDA streams of the copy/compute pipeline,\n"
+    "                        1..64 (default: 4, or 2 with one copy engine)\n";
 
 static const char help_common[] =
     "  -q, --quiet           no summary and no progress display\n"
     "  -h, --help            this help\n";
 
 static const char help_memory[] =
-    "\nMemory: the whole array is held in memory next to a compressed buffer\n"
-    "of up to its size (verify also holds the decoded copy), so about 2x\n"
-    "(3x) the array size. Streaming of larger-than-RAM files is not\n"
-    "implemented yet. Files over 1 GiB show progress on a terminal.\n";
+    "\nMemory: raw binary files are streamed in batches of whole chunks\n"
+    "(64 MiB on the CPU, 256 MiB on the GPU): about two batches of memory\n"
+    "whatever the file size, so files larger than RAM or GPU memory work.\n"
+    "Text input and output, pipes, and verify hold the whole array in\n"
+    "memory (about 2x its size, 3x for verify). Work over 1 GiB shows\n"
+    "progress on a terminal.\n";
 
 static const char help_raw_input[] =
     "\nInput: raw binary values in the machine's (little-endian) order; the\n"

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,7 +70,7 @@ typedef enum fz_status {
     FZ_ERR_NO_CUDA = 200, /* library built without the CUDA backend */
     FZ_ERR_NO_GPU = 201,  /* CUDA backend present but no usable device */
     FZ_ERR_CUDA = 202,    /* a CUDA runtime call failed */
-    FZ_ERR_IO = 300       /* used by tools built on the library (CLI) */
+    FZ_ERR_IO = 300       /* file streaming API and tools (CLI) */
 } fz_status;
 
 /* Human-readable, static string for any status (never NULL). */
@@ -96,11 +97,14 @@ typedef enum fz_mode {
 /* Which backend the HOST API uses. The device API always runs on the GPU. */
 typedef enum fz_exec {
     FZ_EXEC_CPU = 0, /* OpenMP over chunks (default) */
-    FZ_EXEC_GPU = 1  /* copy to the GPU, run there, copy back */
+    FZ_EXEC_GPU = 1  /* pipelined through the GPU: batches of chunks on
+                        several CUDA streams, copies overlapping kernels
+                        (docs/PIPELINE.md) */
 } fz_exec;
 
 #define FZ_MAX_DIMS 4
-#define FZ_MAX_THREADS 256 /* larger thread requests are clamped to this */
+#define FZ_MAX_THREADS 256    /* larger thread requests are clamped to this */
+#define FZ_MAX_GPU_STREAMS 64 /* largest fz_params.gpu_streams accepted */
 
 /* Decode flags (fz_decode_options.flags). */
 #define FZ_DECODE_SKIP_CHECKSUM 1u /* don't verify per-chunk data checksums */
@@ -121,7 +125,13 @@ typedef struct fz_params {
     int32_t threads;          /* CPU threads, 0 = all cores, < 0 invalid,
                                  at most FZ_MAX_THREADS used (not stored) */
     int32_t codec_options[4]; /* codec-specific, 0 = default; see below */
-    uint32_t reserved[8];     /* must be zero */
+    uint32_t gpu_streams;     /* FZ_EXEC_GPU: CUDA streams of the pipeline,
+                                 0 = chosen from the device, at most
+                                 FZ_MAX_GPU_STREAMS (not stored) */
+    uint32_t batch_kib;       /* KiB of input per pipeline batch (whole
+                                 chunks, at least one), 0 = default; also
+                                 the file streaming batch (not stored) */
+    uint32_t reserved[6];     /* must be zero */
 } fz_params;
 
 /* codec_options by codec (unused entries must be 0):
@@ -148,7 +158,9 @@ typedef struct fz_decode_options {
     uint32_t flags;       /* FZ_DECODE_* */
     fz_exec exec;         /* host API backend */
     int32_t threads;      /* CPU threads as in fz_params.threads */
-    uint32_t reserved[5]; /* must be zero */
+    uint32_t gpu_streams; /* as fz_params.gpu_streams */
+    uint32_t batch_kib;   /* as fz_params.batch_kib (decoded bytes) */
+    uint32_t reserved[3]; /* must be zero */
 } fz_decode_options;
 
 /* ---------------------------------------------------------------- sizing */
@@ -170,6 +182,43 @@ FZ_API fz_status fz_decompress(const void *src, size_t src_size, void *dst,
                                size_t dst_capacity,
                                const fz_decode_options *opts,
                                size_t *decompressed_size);
+
+/* --------------------------------------------------------- file streaming
+ * Files of any size (larger than host or GPU memory) in bounded memory:
+ * the input is read one batch of whole chunks at a time (fz_params /
+ * fz_decode_options batch_kib; default 64 MiB on the CPU, 256 MiB on the
+ * GPU), each batch runs through the host API of the chosen backend, and
+ * its chunk table entries and payload are written straight to their final
+ * places in the output. Memory: about two batches plus 1 MiB, whatever the
+ * file size (docs/PIPELINE.md). The output is the same stream fz_compress
+ * makes (compression), or the raw array (decompression).
+ *
+ * The FILE* forms read from the input's current position (REL mode and
+ * decompression seek in the input, so it must be a regular file there) and
+ * write from the output's current position (compression seeks in the
+ * output). On failure the output holds garbage; the path forms below never
+ * leave a half-written file. progress may be NULL; it is called after each
+ * batch with the input bytes done so far and the total. */
+typedef void (*fz_progress_fn)(void *user, uint64_t done, uint64_t total);
+
+FZ_API fz_status fz_compress_fp(const fz_params *p, FILE *src_file,
+                                FILE *dst_file, fz_progress_fn progress,
+                                void *user, uint64_t *compressed_size);
+FZ_API fz_status fz_decompress_fp(FILE *src_file, FILE *dst_file,
+                                  const fz_decode_options *opts,
+                                  fz_progress_fn progress, void *user,
+                                  uint64_t *decompressed_size);
+
+/* Path forms: the output goes to a temporary file next to dst_path that is
+ * renamed over dst_path only on success (an existing file is replaced);
+ * on any failure nothing is left behind. I/O failures: FZ_ERR_IO. */
+FZ_API fz_status fz_compress_file(const fz_params *p, const char *src_path,
+                                  const char *dst_path, fz_progress_fn progress,
+                                  void *user, uint64_t *compressed_size);
+FZ_API fz_status fz_decompress_file(const char *src_path, const char *dst_path,
+                                    const fz_decode_options *opts,
+                                    fz_progress_fn progress, void *user,
+                                    uint64_t *decompressed_size);
 
 /* ----------------------------------------------------- header inspection */
 typedef struct fz_info {

@@ -390,6 +390,22 @@ else
         grep -q 'verified (within bound)' out.txt
 fi
 
+# ------------------------------------------------------------ streaming
+# Raw files are streamed in batches; a pipe is read whole: same bytes.
+expect_rc 0 "streamed compress (raw file)" compress --cpu -d -i f64.raw -o s.fz
+check "streamed summary says so" grep -q 'streamed' err.txt
+cat f64.raw | "$FLOATZ" compress --cpu -q -d -i /dev/stdin -o p.fz 2>/dev/null
+check "streamed and in-memory streams are identical" cmp -s s.fz p.fz
+expect_rc 0 "streamed decompress (raw output)" decompress --cpu -i s.fz -o s.raw
+check "streamed round trip is bitwise identical" cmp -s f64.raw s.raw
+expect_rc 2 "bad --streams value" compress -d --streams 0 -i f64.raw -o x.fz
+expect_error 'stream count' "--streams: clear message"
+expect_rc 2 "--streams does not apply to info" info --streams 2 f64.fz
+head -c 1000 s.fz >cut.fz
+expect_rc 1 "streamed decompress of a truncated stream" \
+    decompress --cpu -i cut.fz -o cut.raw
+check "no output after a failed streamed decompress" no_leftovers cut.raw
+
 # ------------------------------------------------------------ real data
 CSV=$TIMESERIES/Air-pressure.csv
 if [ -r "$CSV" ]; then

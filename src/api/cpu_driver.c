@@ -56,11 +56,11 @@ static void encode_one(const fz_codec_cpu *codec, const fz_header *h,
 
 /* Min and max of the finite values, in double (lo > hi when there are
  * none). min/max are exact and order-free: any thread count, same result. */
-static void value_range(const fz_header *h, const void *src, int threads,
-                        double *lo_out, double *hi_out) {
-    const int64_t n = (int64_t)(h->original_bytes / fz_dtype_size(h->dtype));
+void fz_value_range(uint32_t dtype, const void *src, uint64_t count,
+                    int threads, double *lo_out, double *hi_out) {
+    const int64_t n = (int64_t)count;
     double lo = DBL_MAX, hi = -DBL_MAX;
-    if (h->dtype == 1) {
+    if (dtype == 1) {
         const float *v = (const float *)src;
 #pragma omp parallel for num_threads(threads) reduction(min                    \
                                                         : lo) reduction(max    \
@@ -85,6 +85,23 @@ static void value_range(const fz_header *h, const void *src, int threads,
     *hi_out = hi;
 }
 
+/* Pieces of 1 MiB: large enough for full copy speed, small enough to
+ * spread over the threads. */
+void fz_host_copy(void *dst, const void *src, size_t n, int threads) {
+    const size_t piece = (size_t)1 << 20;
+    const int64_t pieces = (int64_t)((n + piece - 1) / piece);
+    if (pieces <= 1) {
+        memcpy(dst, src, n);
+        return;
+    }
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t i = 0; i < pieces; i++) {
+        const size_t off = (size_t)i * piece;
+        memcpy((uint8_t *)dst + off, (const uint8_t *)src + off,
+               n - off < piece ? n - off : piece);
+    }
+}
+
 fz_status fz_cpu_compress(const fz_params *p, const fz_header *h0,
                           const void *src, void *dst, size_t dst_capacity,
                           size_t *compressed_size) {
@@ -94,7 +111,8 @@ fz_status fz_cpu_compress(const fz_params *p, const fz_header *h0,
         double rel;
         memcpy(&rel, &h.bound_bits, sizeof rel);
         double lo, hi;
-        value_range(&h, src, fz_thread_count(p->threads), &lo, &hi);
+        fz_value_range(h.dtype, src, h.original_bytes / fz_dtype_size(h.dtype),
+                       fz_thread_count(p->threads), &lo, &hi);
         h.bound_eff_bits =
             codec->effective_bound(&h, fz_rel_abs_bound_bits(rel, lo, hi));
     }

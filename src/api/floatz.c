@@ -129,9 +129,11 @@ fz_status fz_header_from_params(const fz_params *p, fz_header *h) {
         (p->flags & ~FZ_FLAG_NO_CHECKSUM) != 0 ||
         (p->exec != FZ_EXEC_CPU && p->exec != FZ_EXEC_GPU))
         return FZ_ERR_INVALID_ARGUMENT;
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 6; i++)
         if (p->reserved[i] != 0)
             return FZ_ERR_INVALID_ARGUMENT;
+    if (p->gpu_streams > FZ_MAX_GPU_STREAMS)
+        return FZ_ERR_INVALID_ARGUMENT;
     uint64_t count = 1;
     for (uint32_t d = 0; d < FZ_MAX_DIMS; d++) {
         uint64_t n = p->dims[d];
@@ -248,13 +250,14 @@ fz_status fz_compress(const fz_params *p, const void *src, size_t src_bytes,
     return fz_cpu_compress(p, &h, src, dst, dst_capacity, compressed_size);
 }
 
-static int decode_options_valid(const fz_decode_options *o) {
+int fz_decode_options_valid(const fz_decode_options *o) {
     if (!o)
         return 1;
     if ((o->flags & ~FZ_DECODE_SKIP_CHECKSUM) != 0 || o->threads < 0 ||
-        (o->exec != FZ_EXEC_CPU && o->exec != FZ_EXEC_GPU))
+        (o->exec != FZ_EXEC_CPU && o->exec != FZ_EXEC_GPU) ||
+        o->gpu_streams > FZ_MAX_GPU_STREAMS)
         return 0;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 3; i++)
         if (o->reserved[i] != 0)
             return 0;
     return 1;
@@ -263,7 +266,7 @@ static int decode_options_valid(const fz_decode_options *o) {
 fz_status fz_decompress(const void *src, size_t src_size, void *dst,
                         size_t dst_capacity, const fz_decode_options *opts,
                         size_t *decompressed_size) {
-    if (!src || !decompressed_size || !decode_options_valid(opts))
+    if (!src || !decompressed_size || !fz_decode_options_valid(opts))
         return FZ_ERR_INVALID_ARGUMENT;
     if (opts && opts->exec == FZ_EXEC_GPU)
         return fz_gpu_host_decompress(src, src_size, dst, dst_capacity, opts,

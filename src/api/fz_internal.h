@@ -27,7 +27,74 @@ fz_status fz_cpu_decompress(const uint8_t *src, size_t src_size, void *dst,
                             size_t dst_capacity, const fz_decode_options *o,
                             size_t *decompressed_size);
 
-/* GPU backend for host buffers (gpu_host.cu, or stubs without CUDA). */
+/* Whether decode options are valid (NULL is). */
+int fz_decode_options_valid(const fz_decode_options *o);
+
+/* Min and max of the finite values among n values of dtype (lo > hi when
+ * there are none); exact, so independent of threads and of how the values
+ * are split into pieces (cpu_driver.c). */
+void fz_value_range(uint32_t dtype, const void *src, uint64_t n, int threads,
+                    double *lo, double *hi);
+
+/* memcpy on several threads (pageable <-> pinned staging). */
+void fz_host_copy(void *dst, const void *src, size_t n, int threads);
+
+/* ------------------------------------------------------------ batches
+ * A batch is a run of whole chunks that is compressed as a stand-alone
+ * sub-stream by any backend; its table entries and payload are the final
+ * stream's, byte for byte (batch.c, docs/PIPELINE.md). */
+typedef struct fz_batch_plan {
+    fz_params params;        /* the caller's */
+    fz_header h;             /* the final header (payload, hash still 0) */
+    uint64_t abs_bound_bits; /* REL: the absolute bound batches run with */
+    uint64_t chunks_per_batch;
+    uint64_t batch_count;
+} fz_batch_plan;
+
+/* Split the array of p into batches of about batch_bytes (>= one chunk). */
+fz_status fz_plan_compress(const fz_params *p, uint64_t batch_bytes,
+                           fz_batch_plan *plan);
+/* Split a stream of header h into batches of about batch_bytes decoded. */
+void fz_plan_decompress(const fz_header *h, uint64_t batch_bytes,
+                        fz_batch_plan *plan);
+/* REL: fix the bound from the range of the whole input (fz_value_range). */
+void fz_plan_set_range(fz_batch_plan *plan, double lo, double hi);
+/* Chunks [*first, *first + *count) and their bytes of batch b. */
+void fz_plan_batch(const fz_batch_plan *plan, uint64_t b, uint64_t *first,
+                   uint64_t *count, uint64_t *first_byte, uint64_t *bytes);
+/* Parameters that compress batch b into chunks identical to the final
+ * stream's: same chunking and codec parameters, REL as the absolute bound
+ * it implies. FZ_ERR_UNSUPPORTED if the codec cannot keep its chunking. */
+fz_status fz_plan_batch_params(const fz_batch_plan *plan, uint64_t b,
+                               fz_params *bp);
+/* Header of the stand-alone stream of chunks [first, first + count) of h
+ * whose table entries are `entries` and whose payloads sum to
+ * payload_bytes, serialised into out[FZ_HDR_BYTES]. */
+void fz_sub_header(const fz_header *h, uint64_t first, uint64_t count,
+                   const uint8_t *entries, uint64_t payload_bytes,
+                   uint8_t *out);
+/* Sum of the table entries' payload sizes. */
+uint64_t fz_entries_payload(const fz_header *h, const uint8_t *entries,
+                            uint64_t count);
+
+/* Incremental validation of a chunk table read in pieces, with the CPU
+ * decoder's checks and statuses, in its order. */
+typedef struct fz_table_scan {
+    uint32_t hash_sum;
+    uint64_t next_chunk;
+    uint64_t payload;
+    int oversized; /* an entry larger than its raw chunk */
+} fz_table_scan;
+void fz_table_scan_add(const fz_header *h, fz_table_scan *t,
+                       const uint8_t *entries, uint64_t count);
+/* padding_ok: the bytes between table and payload are zero; avail: bytes
+ * of the stream present. */
+fz_status fz_table_scan_end(const fz_header *h, const fz_table_scan *t,
+                            int padding_ok, uint64_t avail);
+/* Parse and check the fixed header as fz_inspect does. */
+fz_status fz_header_read(const uint8_t *src, uint64_t avail, fz_header *h);
+
+/* GPU backend for host buffers (pipeline.cu, or stubs without CUDA). */
 fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
                                size_t src_bytes, void *dst, size_t dst_capacity,
                                size_t *compressed_size);

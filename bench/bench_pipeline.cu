@@ -1,0 +1,268 @@
+/* End-to-end host<->device pipeline: host buffers in, host buffers out,
+ * through fz_compress / fz_decompress with exec = FZ_EXEC_GPU.
+ *
+ * Measures in one run: pinned H2D and D2H bandwidth (cudaMemcpy of 1 GiB),
+ * then for each codec (sleek lossless, sleek REL 1e-3, gfc, falcon) the
+ * end-to-end compress and decompress throughput (original bytes / wall
+ * time) with 1, 2, 4, 8 and 16 streams, for pinned and pageable user
+ * buffers, on a generated smooth float64 array (default 4 GiB). Every run
+ * is checked: the stream is the same for every stream count and buffer
+ * kind, and decodes to the input (lossless) or within the bound (REL).
+ *
+ * Usage: bench_pipeline [--gib N] [--reps R] [--batch-mib M]
+ *                       [--streams 1,2,4,8,16] [--no-pageable] */
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <utility>
+
+#include "bench_cuda.cuh"
+
+namespace {
+
+struct Options {
+    double gib = 4.0;
+    int reps = 3;
+    uint32_t batch_mib = 0; /* 0: the library default */
+    std::vector<uint32_t> streams{1, 2, 4, 8, 16};
+    bool pageable = true;
+};
+
+Options parse(int argc, char **argv) {
+    Options o;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+        if (a == "--gib" && v) {
+            o.gib = atof(v);
+            i++;
+        } else if (a == "--reps" && v) {
+            o.reps = atoi(v);
+            i++;
+        } else if (a == "--batch-mib" && v) {
+            o.batch_mib = (uint32_t)atoi(v);
+            i++;
+        } else if (a == "--streams" && v) {
+            o.streams.clear();
+            for (const char *p = v; *p;) {
+                o.streams.push_back((uint32_t)strtoul(p, (char **)&p, 10));
+                if (*p == ',')
+                    p++;
+            }
+            i++;
+        } else if (a == "--no-pageable") {
+            o.pageable = false;
+        } else {
+            fprintf(stderr,
+                    "usage: %s [--gib N] [--reps R] [--batch-mib M] "
+                    "[--streams 1,2,4] [--no-pageable]\n",
+                    argv[0]);
+            exit(2);
+        }
+    }
+    if (o.reps < 1)
+        o.reps = 1;
+    return o;
+}
+
+/* Smooth values with four decimals (a sensor-like series). */
+__global__ void fill_smooth(double *v, uint64_t n, uint64_t offset) {
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        const double t = (double)(i + offset);
+        const double x = 280.0 + 12.0 * sin(t * 1e-6) + 0.8 * sin(t * 0.0137) +
+                         0.05 * cos(t * 0.91);
+        v[i] = rint(x * 1e4) / 1e4;
+    }
+}
+
+void generate(double *host, uint64_t n) {
+    const uint64_t piece = 64ull << 20; /* values per piece */
+    double *d = nullptr;
+    CHECK_CUDA(cudaMalloc(&d, piece * sizeof(double)));
+    for (uint64_t off = 0; off < n; off += piece) {
+        const uint64_t m = n - off < piece ? n - off : piece;
+        fill_smooth<<<1024, 256>>>(d, m, off);
+        CHECK_CUDA(cudaMemcpy(host + off, d, m * sizeof(double),
+                              cudaMemcpyDeviceToHost));
+    }
+    CHECK_CUDA(cudaFree(d));
+}
+
+double copy_gbps(cudaMemcpyKind kind, int reps) {
+    const size_t bytes = 1ull << 30;
+    void *h = nullptr, *d = nullptr;
+    CHECK_CUDA(cudaMallocHost(&h, bytes));
+    CHECK_CUDA(cudaMalloc(&d, bytes));
+    memset(h, 1, bytes);
+    const double ms = bench_time_ms(nullptr, reps, [&] {
+        if (kind == cudaMemcpyHostToDevice)
+            CHECK_CUDA(cudaMemcpyAsync(d, h, bytes, kind, nullptr));
+        else
+            CHECK_CUDA(cudaMemcpyAsync(h, d, bytes, kind, nullptr));
+    });
+    CHECK_CUDA(cudaFreeHost(h));
+    CHECK_CUDA(cudaFree(d));
+    return bytes / ms / 1e6;
+}
+
+struct Buffers {
+    bool pinned;
+    double *src = nullptr, *out = nullptr;
+    uint8_t *stream = nullptr;
+    Buffers(bool pin, size_t bytes, size_t bound) : pinned(pin) {
+        if (pin) {
+            CHECK_CUDA(cudaMallocHost(&src, bytes));
+            CHECK_CUDA(cudaMallocHost(&out, bytes));
+            CHECK_CUDA(cudaMallocHost(&stream, bound));
+        } else {
+            src = (double *)malloc(bytes);
+            out = (double *)malloc(bytes);
+            stream = (uint8_t *)malloc(bound);
+            if (!src || !out || !stream) {
+                fprintf(stderr, "out of host memory\n");
+                exit(1);
+            }
+            memset(out, 0, bytes); /* fault the pages in before timing */
+            memset(stream, 0, bound);
+        }
+    }
+    ~Buffers() {
+        if (pinned) {
+            cudaFreeHost(src);
+            cudaFreeHost(out);
+            cudaFreeHost(stream);
+        } else {
+            free(src);
+            free(out);
+            free(stream);
+        }
+    }
+};
+
+struct Codec {
+    const char *name;
+    fz_codec codec;
+    fz_mode mode;
+    double bound;
+};
+
+double seconds_of(const std::function<void()> &fn, int reps) {
+    std::vector<float> t;
+    for (int r = 0; r < reps + 1; r++) { /* one warm-up */
+        auto a = std::chrono::steady_clock::now();
+        fn();
+        auto b = std::chrono::steady_clock::now();
+        if (r > 0)
+            t.push_back(std::chrono::duration<float>(b - a).count());
+    }
+    return bench_median(t);
+}
+
+/* Decoded values equal the input (lossless) or lie within eff (REL). */
+bool check_decoded(const double *in, const double *out, uint64_t n,
+                   fz_mode mode, double eff) {
+    if (mode == FZ_MODE_LOSSLESS)
+        return memcmp(in, out, n * sizeof(double)) == 0;
+    for (uint64_t i = 0; i < n; i++)
+        if (!(fabs(out[i] - in[i]) <= eff))
+            return false;
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    const Options o = parse(argc, argv);
+    if (fz_gpu_count() == 0) {
+        fprintf(stderr, "bench_pipeline: no usable CUDA GPU\n");
+        return 1;
+    }
+    cudaDeviceProp prop;
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    const uint64_t n = (uint64_t)(o.gib * (1ull << 30)) / sizeof(double);
+    const size_t bytes = n * sizeof(double);
+    const double h2d = copy_gbps(cudaMemcpyHostToDevice, o.reps);
+    const double d2h = copy_gbps(cudaMemcpyDeviceToHost, o.reps);
+    printf("# bench_pipeline on %s: %.2f GiB float64 (smooth, 4 decimals), "
+           "median of %d runs, batch %s MiB\n",
+           prop.name, bytes / double(1ull << 30), o.reps,
+           o.batch_mib ? std::to_string(o.batch_mib).c_str() : "default");
+    printf("# pinned cudaMemcpy 1 GiB: H2D %.2f GB/s, D2H %.2f GB/s\n", h2d,
+           d2h);
+    printf("%-12s %-9s %7s %7s %10s %8s %10s %8s %s\n", "codec", "buffers",
+           "streams", "ratio", "comp_GB/s", "xH2D", "decomp_GB/s", "xD2H",
+           "check");
+
+    const Codec codecs[] = {{"sleek", FZ_CODEC_SLEEK, FZ_MODE_LOSSLESS, 0},
+                            {"sleek-rel", FZ_CODEC_SLEEK, FZ_MODE_REL, 1e-3},
+                            {"gfc", FZ_CODEC_GFC, FZ_MODE_LOSSLESS, 0},
+                            {"falcon", FZ_CODEC_FALCON, FZ_MODE_LOSSLESS, 0}};
+    fz_params p0;
+    CHECK_FZ(fz_params_init(&p0, FZ_F64, n));
+    size_t bound = 0;
+    CHECK_FZ(fz_compress_bound(&p0, &bound));
+    /* first stream of each codec, to compare the others with */
+    std::vector<std::pair<std::string, std::vector<uint8_t>>> refs;
+    for (int pinned = 1; pinned >= (o.pageable ? 0 : 1); pinned--) {
+        Buffers b(pinned != 0, bytes, bound);
+        generate(b.src, n);
+        for (const Codec &c : codecs) {
+            fz_params p = p0;
+            p.codec = c.codec;
+            p.mode = c.mode;
+            p.bound = c.bound;
+            p.exec = FZ_EXEC_GPU;
+            p.batch_kib = o.batch_mib << 10;
+            for (uint32_t s : o.streams) {
+                p.gpu_streams = s;
+                size_t size = 0, got = 0;
+                const double tc = seconds_of(
+                    [&] {
+                        CHECK_FZ(fz_compress(&p, b.src, bytes, b.stream, bound,
+                                             &size));
+                    },
+                    o.reps);
+                fz_decode_options d;
+                memset(&d, 0, sizeof d);
+                d.exec = FZ_EXEC_GPU;
+                d.gpu_streams = s;
+                d.batch_kib = p.batch_kib;
+                const double td = seconds_of(
+                    [&] {
+                        CHECK_FZ(fz_decompress(b.stream, size, b.out, bytes, &d,
+                                               &got));
+                    },
+                    o.reps);
+                fz_info info;
+                CHECK_FZ(fz_inspect(b.stream, size, &info));
+                /* the same stream for every stream count and buffer kind */
+                bool same = true;
+                const std::string key = c.name;
+                auto it =
+                    std::find_if(refs.begin(), refs.end(),
+                                 [&](const auto &r) { return r.first == key; });
+                if (it == refs.end())
+                    refs.emplace_back(
+                        key, std::vector<uint8_t>(b.stream, b.stream + size));
+                else
+                    same = it->second.size() == size &&
+                           memcmp(it->second.data(), b.stream, size) == 0;
+                const bool ok = same && got == bytes &&
+                                check_decoded(b.src, b.out, n, c.mode,
+                                              info.bound_effective);
+                const double gc = bytes / tc / 1e9, gd = bytes / td / 1e9;
+                printf("%-12s %-9s %7u %7.3f %10.2f %8.2f %10.2f %8.2f %s\n",
+                       c.name, pinned ? "pinned" : "pageable", s,
+                       bytes / double(size), gc, gc / h2d, gd, gd / d2h,
+                       ok ? "ok" : "FAILED");
+                fflush(stdout);
+                if (!ok)
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}

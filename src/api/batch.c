@@ -1,0 +1,174 @@
+/* Batches of whole chunks, shared by the GPU pipeline and file streaming.
+ * Chunks are independent, so a batch compressed as a stand-alone stream
+ * has the final stream's chunk payloads and table entries, provided the
+ * chunking, the codec parameters and the enforced bound are the same:
+ * fz_plan_batch_params pins them and checks that they are. */
+#include <string.h>
+
+#include "../codecs/fz_codec.h"
+#include "../common/fz_bound.h"
+#include "fz_internal.h"
+
+static uint64_t batch_chunks(uint32_t chunk_bytes, uint64_t batch_bytes) {
+    uint64_t n = batch_bytes / chunk_bytes;
+    return n ? n : 1;
+}
+
+static void plan_split(fz_batch_plan *plan, uint64_t batch_bytes) {
+    plan->chunks_per_batch = batch_chunks(plan->h.chunk_bytes, batch_bytes);
+    plan->batch_count = (plan->h.chunk_count + plan->chunks_per_batch - 1) /
+                        plan->chunks_per_batch;
+}
+
+fz_status fz_plan_compress(const fz_params *p, uint64_t batch_bytes,
+                           fz_batch_plan *plan) {
+    memset(plan, 0, sizeof *plan);
+    fz_status s = fz_header_from_params(p, &plan->h);
+    if (s != FZ_OK)
+        return s;
+    plan->params = *p;
+    plan_split(plan, batch_bytes);
+    return FZ_OK;
+}
+
+void fz_plan_decompress(const fz_header *h, uint64_t batch_bytes,
+                        fz_batch_plan *plan) {
+    memset(plan, 0, sizeof *plan);
+    plan->h = *h;
+    plan_split(plan, batch_bytes);
+}
+
+void fz_plan_set_range(fz_batch_plan *plan, double lo, double hi) {
+    double rel;
+    memcpy(&rel, &plan->h.bound_bits, sizeof rel);
+    const fz_codec_cpu *codec = fz_codec_cpu_find(plan->h.codec);
+    plan->abs_bound_bits = fz_rel_abs_bound_bits(rel, lo, hi);
+    plan->h.bound_eff_bits =
+        codec->effective_bound(&plan->h, plan->abs_bound_bits);
+}
+
+void fz_plan_batch(const fz_batch_plan *plan, uint64_t b, uint64_t *first,
+                   uint64_t *count, uint64_t *first_byte, uint64_t *bytes) {
+    const uint64_t f = b * plan->chunks_per_batch;
+    const uint64_t left = plan->h.chunk_count - f;
+    const uint64_t n =
+        left < plan->chunks_per_batch ? left : plan->chunks_per_batch;
+    const uint64_t start = f * plan->h.chunk_bytes;
+    uint64_t end = (f + n) * plan->h.chunk_bytes;
+    if (end > plan->h.original_bytes)
+        end = plan->h.original_bytes;
+    *first = f;
+    *count = n;
+    *first_byte = start;
+    *bytes = end - start;
+}
+
+/* Whether batch params bp (for chunks of bytes) chunk and code exactly as
+ * the final header h. */
+static int batch_matches(const fz_params *bp, const fz_header *h) {
+    fz_header bh;
+    if (fz_header_from_params(bp, &bh) != FZ_OK)
+        return 0;
+    if (bh.chunk_bytes != h->chunk_bytes || bh.codec != h->codec ||
+        bh.codec_version != h->codec_version ||
+        bh.bound_eff_bits != h->bound_eff_bits || bh.flags != h->flags)
+        return 0;
+    for (int k = 0; k < 4; k++)
+        if (bh.codec_params[k] != h->codec_params[k])
+            return 0;
+    return 1;
+}
+
+fz_status fz_plan_batch_params(const fz_batch_plan *plan, uint64_t b,
+                               fz_params *bp) {
+    uint64_t first, count, first_byte, bytes;
+    fz_plan_batch(plan, b, &first, &count, &first_byte, &bytes);
+    *bp = plan->params;
+    if (count != plan->h.chunk_count) { /* a part: a 1-D array */
+        const uint64_t dims[1] = {bytes / fz_dtype_size(plan->h.dtype)};
+        fz_params_set_shape(bp, 1, dims);
+    }
+    if (plan->h.mode == FZ_MODE_REL) {
+        bp->mode = FZ_MODE_ABS;
+        memcpy(&bp->bound, &plan->abs_bound_bits, sizeof bp->bound);
+    }
+    /* Resolved codec parameters first (a default may depend on the size),
+     * the caller's options as given otherwise. */
+    fz_params pinned = *bp;
+    for (int k = 0; k < 4; k++)
+        pinned.codec_options[k] = (int32_t)plan->h.codec_params[k];
+    if (batch_matches(&pinned, &plan->h)) {
+        *bp = pinned;
+        return FZ_OK;
+    }
+    return batch_matches(bp, &plan->h) ? FZ_OK : FZ_ERR_UNSUPPORTED;
+}
+
+uint64_t fz_entries_payload(const fz_header *h, const uint8_t *entries,
+                            uint64_t count) {
+    const uint32_t entry = fz_table_entry_bytes(h->flags);
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < count; i++)
+        sum += fz_load32(entries + i * entry);
+    return sum;
+}
+
+void fz_sub_header(const fz_header *h, uint64_t first, uint64_t count,
+                   const uint8_t *entries, uint64_t payload_bytes,
+                   uint8_t *out) {
+    fz_header sub = *h;
+    if (count != h->chunk_count) {
+        uint64_t end = (first + count) * h->chunk_bytes;
+        if (end > h->original_bytes)
+            end = h->original_bytes;
+        sub.original_bytes = end - first * h->chunk_bytes;
+        sub.ndims = 1;
+        sub.dims[0] = sub.original_bytes / fz_dtype_size(h->dtype);
+        sub.dims[1] = sub.dims[2] = sub.dims[3] = 1;
+        sub.chunk_count = count;
+    }
+    sub.payload_bytes = payload_bytes;
+    sub.table_hash = fz_table_hash(entries, fz_table_bytes(&sub));
+    fz_header_write(&sub, out);
+}
+
+void fz_table_scan_add(const fz_header *h, fz_table_scan *t,
+                       const uint8_t *entries, uint64_t count) {
+    const uint32_t entry = fz_table_entry_bytes(h->flags);
+    const uint64_t word0 = t->next_chunk * entry / 4;
+    for (uint64_t i = 0; i < count * entry / 4; i++)
+        t->hash_sum += fz_hash_term(fz_load32(entries + 4 * i), word0 + i);
+    for (uint64_t i = 0; i < count; i++) {
+        const uint32_t size = fz_load32(entries + i * entry);
+        if (size > fz_chunk_raw_bytes(h, t->next_chunk + i))
+            t->oversized = 1;
+        t->payload += size;
+    }
+    t->next_chunk += count;
+}
+
+fz_status fz_table_scan_end(const fz_header *h, const fz_table_scan *t,
+                            int padding_ok, uint64_t avail) {
+    if (t->next_chunk != h->chunk_count ||
+        fz_hash_final(t->hash_sum, fz_table_bytes(h) / 4) != h->table_hash)
+        return FZ_ERR_TABLE_CHECKSUM;
+    if (!padding_ok)
+        return FZ_ERR_CORRUPT_HEADER;
+    if (t->oversized)
+        return FZ_ERR_CORRUPT_CHUNK;
+    if (t->payload != h->payload_bytes)
+        return FZ_ERR_CORRUPT_HEADER;
+    if (avail < fz_payload_offset(h) + t->payload)
+        return FZ_ERR_TRUNCATED;
+    return FZ_OK;
+}
+
+fz_status fz_header_read(const uint8_t *src, uint64_t avail, fz_header *h) {
+    int s = fz_header_parse(src, avail, h);
+    if (s != FZS_OK)
+        return (fz_status)s;
+    const fz_codec_cpu *codec = fz_codec_cpu_find(h->codec);
+    if (!codec)
+        return FZ_ERR_CORRUPT_HEADER;
+    return (fz_status)codec->check_header(h);
+}

@@ -1,0 +1,495 @@
+/* File streaming: compress and decompress files of any size in bounded
+ * memory. Each batch of whole chunks runs through the host API of the
+ * chosen backend as a stand-alone stream (batch.c); its table entries and
+ * payload go straight to their final places in the output, and the table
+ * hash is summed as the entries pass (the hash is position-keyed). The
+ * header is written last. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "fz_internal.h"
+
+#define DEFAULT_CPU_BATCH ((uint64_t)64 << 20)
+#define DEFAULT_GPU_BATCH ((uint64_t)256 << 20)
+#define DEFAULT_GPU_STREAMS 4u    /* for splitting a file batch only */
+#define TABLE_PIECE_CHUNKS 65536u /* table entries read at a time */
+
+static uint64_t file_batch_bytes(uint32_t batch_kib, fz_exec exec) {
+    if (batch_kib)
+        return (uint64_t)batch_kib << 10;
+    return exec == FZ_EXEC_GPU ? DEFAULT_GPU_BATCH : DEFAULT_CPU_BATCH;
+}
+
+/* A file batch on the GPU is split over the pipeline's streams. */
+static uint32_t inner_batch_kib(uint64_t file_batch, uint32_t streams) {
+    uint64_t kib =
+        (file_batch >> 10) / (streams ? streams : DEFAULT_GPU_STREAMS);
+    return kib ? (uint32_t)(kib < UINT32_MAX ? kib : UINT32_MAX) : 1u;
+}
+
+static fz_status seek_to(FILE *f, uint64_t pos) {
+    return fseeko(f, (off_t)pos, SEEK_SET) == 0 ? FZ_OK : FZ_ERR_IO;
+}
+
+static fz_status write_at(FILE *f, uint64_t pos, const void *data, size_t n) {
+    if (n == 0)
+        return FZ_OK;
+    if (seek_to(f, pos) != FZ_OK || fwrite(data, 1, n, f) != n)
+        return FZ_ERR_IO;
+    return FZ_OK;
+}
+
+/* Read exactly n bytes; a short read is `short_status` (end of file) or
+ * FZ_ERR_IO (read error). */
+static fz_status read_exact(FILE *f, void *dst, size_t n,
+                            fz_status short_status) {
+    size_t got = n ? fread(dst, 1, n, f) : 0;
+    if (got == n)
+        return FZ_OK;
+    return ferror(f) ? FZ_ERR_IO : short_status;
+}
+
+static fz_status read_at(FILE *f, uint64_t pos, void *dst, size_t n,
+                         fz_status short_status) {
+    if (seek_to(f, pos) != FZ_OK)
+        return FZ_ERR_IO;
+    return read_exact(f, dst, n, short_status);
+}
+
+/* REL: range of the whole input, one batch at a time; rewinds. */
+static fz_status file_value_range(FILE *in, uint64_t in_base,
+                                  fz_batch_plan *plan, uint8_t *buf) {
+    const uint32_t esize = fz_dtype_size(plan->h.dtype);
+    const int threads = fz_thread_count(plan->params.threads);
+    double lo = 1.0, hi = 0.0; /* empty: lo > hi */
+    int any = 0;
+    for (uint64_t b = 0; b < plan->batch_count; b++) {
+        uint64_t first, count, first_byte, bytes;
+        fz_plan_batch(plan, b, &first, &count, &first_byte, &bytes);
+        fz_status s = read_exact(in, buf, (size_t)bytes, FZ_ERR_SIZE_MISMATCH);
+        if (s != FZ_OK)
+            return s;
+        double blo, bhi;
+        fz_value_range(plan->h.dtype, buf, bytes / esize, threads, &blo, &bhi);
+        if (blo > bhi)
+            continue;
+        lo = any && lo < blo ? lo : blo;
+        hi = any && hi > bhi ? hi : bhi;
+        any = 1;
+    }
+    fz_plan_set_range(plan, lo, hi);
+    return seek_to(in, in_base);
+}
+
+typedef struct compress_state {
+    FILE *out;
+    uint64_t out_base;
+    uint64_t payload_pos; /* bytes of payload written */
+    uint32_t table_sum;
+    uint8_t *in_buf, *sub_buf;
+    size_t sub_cap;
+} compress_state;
+
+/* Compress batch b (already in st->in_buf) and write its table entries and
+ * payload in place. */
+static fz_status compress_batch(const fz_batch_plan *plan, uint64_t b,
+                                compress_state *st) {
+    uint64_t first, count, first_byte, bytes;
+    fz_plan_batch(plan, b, &first, &count, &first_byte, &bytes);
+    fz_params bp;
+    fz_status s = fz_plan_batch_params(plan, b, &bp);
+    if (s != FZ_OK)
+        return s;
+    if (bp.exec == FZ_EXEC_GPU && bp.batch_kib == 0)
+        bp.batch_kib = inner_batch_kib(
+            file_batch_bytes(plan->params.batch_kib, FZ_EXEC_GPU),
+            bp.gpu_streams);
+    size_t sub_size = 0;
+    s = fz_compress(&bp, st->in_buf, (size_t)bytes, st->sub_buf, st->sub_cap,
+                    &sub_size);
+    if (s != FZ_OK)
+        return s;
+    fz_header sh;
+    if (fz_header_parse(st->sub_buf, sub_size, &sh) != FZS_OK ||
+        sh.chunk_count != count)
+        return FZ_ERR_UNSUPPORTED; /* a backend broke the batch contract */
+    const uint32_t entry = fz_table_entry_bytes(plan->h.flags);
+    const uint8_t *entries = st->sub_buf + FZ_HDR_BYTES;
+    const uint64_t word0 = first * entry / 4;
+    for (uint64_t i = 0; i < count * entry / 4; i++)
+        st->table_sum += fz_hash_term(fz_load32(entries + 4 * i), word0 + i);
+    s = write_at(st->out, st->out_base + FZ_HDR_BYTES + first * entry, entries,
+                 (size_t)(count * entry));
+    if (s == FZ_OK)
+        s = write_at(
+            st->out,
+            st->out_base + fz_payload_offset(&plan->h) + st->payload_pos,
+            st->sub_buf + fz_payload_offset(&sh), (size_t)sh.payload_bytes);
+    st->payload_pos += sh.payload_bytes;
+    return s;
+}
+
+/* Header and the zero padding after the table, written last. */
+static fz_status write_header(const fz_batch_plan *plan,
+                              const compress_state *st, uint64_t *total) {
+    fz_header h = plan->h;
+    h.payload_bytes = st->payload_pos;
+    h.table_hash = fz_hash_final(st->table_sum, fz_table_bytes(&h) / 4);
+    uint8_t head[FZ_HDR_BYTES + FZ_PAYLOAD_ALIGN] = {0};
+    fz_header_write(&h, head);
+    const uint64_t table_end = FZ_HDR_BYTES + fz_table_bytes(&h);
+    const uint64_t pad = fz_payload_offset(&h) - table_end;
+    fz_status s = write_at(st->out, st->out_base, head, FZ_HDR_BYTES);
+    if (s == FZ_OK)
+        s = write_at(st->out, st->out_base + table_end, head + FZ_HDR_BYTES,
+                     (size_t)pad);
+    if (s == FZ_OK && fflush(st->out) != 0)
+        s = FZ_ERR_IO;
+    *total = fz_stream_bytes(&h);
+    return s;
+}
+
+/* Largest compressed batch: the first batch is the largest. */
+static fz_status batch_capacity(const fz_batch_plan *plan, size_t *cap) {
+    fz_params bp;
+    fz_status s = fz_plan_batch_params(plan, 0, &bp);
+    return s == FZ_OK ? fz_compress_bound(&bp, cap) : s;
+}
+
+static fz_status compress_batches(fz_batch_plan *plan, FILE *in,
+                                  compress_state *st, fz_progress_fn progress,
+                                  void *user) {
+    for (uint64_t b = 0; b < plan->batch_count; b++) {
+        uint64_t first, count, first_byte, bytes;
+        fz_plan_batch(plan, b, &first, &count, &first_byte, &bytes);
+        fz_status s =
+            read_exact(in, st->in_buf, (size_t)bytes, FZ_ERR_SIZE_MISMATCH);
+        if (s == FZ_OK)
+            s = compress_batch(plan, b, st);
+        if (s != FZ_OK)
+            return s;
+        if (progress)
+            progress(user, first_byte + bytes, plan->h.original_bytes);
+    }
+    if (fgetc(in) != EOF) /* more input than the shape says */
+        return FZ_ERR_SIZE_MISMATCH;
+    return ferror(in) ? FZ_ERR_IO : FZ_OK;
+}
+
+fz_status fz_compress_fp(const fz_params *p, FILE *src_file, FILE *dst_file,
+                         fz_progress_fn progress, void *user,
+                         uint64_t *compressed_size) {
+    if (!p || !src_file || !dst_file || !compressed_size || p->threads < 0)
+        return FZ_ERR_INVALID_ARGUMENT;
+    fz_batch_plan plan;
+    fz_status s =
+        fz_plan_compress(p, file_batch_bytes(p->batch_kib, p->exec), &plan);
+    if (s != FZ_OK)
+        return s;
+    const off_t in_base = ftello(src_file), out_base = ftello(dst_file);
+    if (out_base < 0 || (plan.h.mode == FZ_MODE_REL && in_base < 0))
+        return FZ_ERR_IO;
+    compress_state st = {dst_file, (uint64_t)out_base, 0, 0, NULL, NULL, 0};
+    if (plan.batch_count > 0) {
+        uint64_t f, c, fb, max_bytes;
+        fz_plan_batch(&plan, 0, &f, &c, &fb, &max_bytes);
+        if (plan.h.mode == FZ_MODE_REL)
+            fz_plan_set_range(&plan, 0.0, 0.0); /* any bound: capacity only */
+        s = batch_capacity(&plan, &st.sub_cap);
+        if (s != FZ_OK)
+            return s;
+        st.in_buf = (uint8_t *)malloc((size_t)max_bytes);
+        st.sub_buf = (uint8_t *)malloc(st.sub_cap);
+        if (!st.in_buf || !st.sub_buf)
+            s = FZ_ERR_OUT_OF_MEMORY;
+    }
+    if (s == FZ_OK && plan.h.mode == FZ_MODE_REL)
+        s = file_value_range(src_file, (uint64_t)in_base, &plan, st.in_buf);
+    if (s == FZ_OK)
+        s = compress_batches(&plan, src_file, &st, progress, user);
+    uint64_t total = 0;
+    if (s == FZ_OK)
+        s = write_header(&plan, &st, &total);
+    free(st.in_buf);
+    free(st.sub_buf);
+    if (s == FZ_OK)
+        *compressed_size = total;
+    return s;
+}
+
+/* ------------------------------------------------------------ decompress */
+
+/* Validate the whole table and the padding, reading them in pieces. */
+static fz_status scan_table(FILE *in, uint64_t in_base, const fz_header *h,
+                            uint64_t avail, uint8_t *buf) {
+    const uint32_t entry = fz_table_entry_bytes(h->flags);
+    fz_table_scan t = {0, 0, 0, 0};
+    fz_status s = seek_to(in, in_base + FZ_HDR_BYTES);
+    for (uint64_t c = 0; s == FZ_OK && c < h->chunk_count;
+         c += TABLE_PIECE_CHUNKS) {
+        uint64_t n = h->chunk_count - c;
+        n = n < TABLE_PIECE_CHUNKS ? n : TABLE_PIECE_CHUNKS;
+        s = read_exact(in, buf, (size_t)(n * entry), FZ_ERR_TRUNCATED);
+        if (s == FZ_OK)
+            fz_table_scan_add(h, &t, buf, n);
+    }
+    const size_t pad =
+        (size_t)(fz_payload_offset(h) - FZ_HDR_BYTES - fz_table_bytes(h));
+    uint8_t pad_bytes[FZ_PAYLOAD_ALIGN];
+    if (s == FZ_OK)
+        s = read_exact(in, pad_bytes, pad, FZ_ERR_TRUNCATED);
+    if (s != FZ_OK)
+        return s;
+    int padding_ok = 1;
+    for (size_t i = 0; i < pad; i++)
+        padding_ok &= pad_bytes[i] == 0;
+    return fz_table_scan_end(h, &t, padding_ok, avail);
+}
+
+typedef struct decompress_state {
+    FILE *in, *out;
+    uint64_t in_base;
+    uint64_t payload_pos;
+    uint8_t *sub_buf, *out_buf;
+    size_t sub_cap;
+} decompress_state;
+
+/* Build batch b's stand-alone stream from the file, decode, write. */
+static fz_status decompress_batch(const fz_batch_plan *plan, uint64_t b,
+                                  const fz_decode_options *opts,
+                                  decompress_state *st) {
+    const fz_header *h = &plan->h;
+    uint64_t first, count, first_byte, bytes;
+    fz_plan_batch(plan, b, &first, &count, &first_byte, &bytes);
+    const uint32_t entry = fz_table_entry_bytes(h->flags);
+    uint8_t *entries = st->sub_buf + FZ_HDR_BYTES;
+    fz_status s = read_at(st->in, st->in_base + FZ_HDR_BYTES + first * entry,
+                          entries, (size_t)(count * entry), FZ_ERR_TRUNCATED);
+    if (s != FZ_OK)
+        return s;
+    const uint64_t payload = fz_entries_payload(h, entries, count);
+    fz_sub_header(h, first, count, entries, payload, st->sub_buf);
+    fz_header sh;
+    /* the table was validated; a file changed since fails here */
+    if (payload > bytes ||
+        fz_header_parse(st->sub_buf, FZ_HDR_BYTES, &sh) != FZS_OK)
+        return FZ_ERR_CORRUPT_CHUNK;
+    const uint64_t sub_off = fz_payload_offset(&sh);
+    memset(entries + count * entry, 0,
+           (size_t)(sub_off - FZ_HDR_BYTES - count * entry));
+    s = read_at(st->in, st->in_base + fz_payload_offset(h) + st->payload_pos,
+                st->sub_buf + sub_off, (size_t)payload, FZ_ERR_TRUNCATED);
+    if (s != FZ_OK)
+        return s;
+    st->payload_pos += payload;
+    size_t got = 0;
+    s = fz_decompress(st->sub_buf, (size_t)(sub_off + payload), st->out_buf,
+                      (size_t)bytes, opts, &got);
+    if (s == FZ_OK &&
+        (got != bytes || fwrite(st->out_buf, 1, got, st->out) != got))
+        s = FZ_ERR_IO;
+    return s;
+}
+
+static fz_status read_stream_header(FILE *in, fz_header *h, uint64_t *base,
+                                    uint64_t *avail) {
+    const off_t start = ftello(in);
+    if (start < 0 || fseeko(in, 0, SEEK_END) != 0)
+        return FZ_ERR_IO;
+    const off_t end = ftello(in);
+    if (end < start || seek_to(in, (uint64_t)start) != FZ_OK)
+        return FZ_ERR_IO;
+    uint8_t head[FZ_HDR_BYTES];
+    const size_t got = fread(head, 1, sizeof head, in);
+    if (ferror(in))
+        return FZ_ERR_IO;
+    *base = (uint64_t)start;
+    *avail = (uint64_t)(end - start);
+    fz_status s = fz_header_read(head, got, h);
+    if (s == FZ_OK && *avail < fz_payload_offset(h))
+        return FZ_ERR_TRUNCATED;
+    return s;
+}
+
+static fz_status decompress_batches(const fz_batch_plan *plan,
+                                    const fz_decode_options *opts,
+                                    decompress_state *st,
+                                    fz_progress_fn progress, void *user) {
+    fz_decode_options bo = {0, FZ_EXEC_CPU, 0, 0, 0, {0, 0, 0}};
+    if (opts)
+        bo = *opts;
+    if (bo.exec == FZ_EXEC_GPU && bo.batch_kib == 0)
+        bo.batch_kib =
+            inner_batch_kib(file_batch_bytes(0, FZ_EXEC_GPU), bo.gpu_streams);
+    for (uint64_t b = 0; b < plan->batch_count; b++) {
+        fz_status s = decompress_batch(plan, b, &bo, st);
+        if (s != FZ_OK)
+            return s;
+        if (progress) {
+            uint64_t first, count, first_byte, bytes;
+            fz_plan_batch(plan, b, &first, &count, &first_byte, &bytes);
+            progress(user, first_byte + bytes, plan->h.original_bytes);
+        }
+    }
+    return fflush(st->out) == 0 ? FZ_OK : FZ_ERR_IO;
+}
+
+fz_status fz_decompress_fp(FILE *src_file, FILE *dst_file,
+                           const fz_decode_options *opts,
+                           fz_progress_fn progress, void *user,
+                           uint64_t *decompressed_size) {
+    if (!src_file || !dst_file || !decompressed_size ||
+        !fz_decode_options_valid(opts))
+        return FZ_ERR_INVALID_ARGUMENT;
+    fz_header h;
+    uint64_t base = 0, avail = 0;
+    fz_status s = read_stream_header(src_file, &h, &base, &avail);
+    if (s != FZ_OK)
+        return s;
+    const fz_exec exec = opts ? opts->exec : FZ_EXEC_CPU;
+    fz_batch_plan plan;
+    fz_plan_decompress(&h, file_batch_bytes(opts ? opts->batch_kib : 0, exec),
+                       &plan);
+    decompress_state st = {src_file, dst_file, base, 0, NULL, NULL, 0};
+    const uint64_t max_bytes = plan.chunks_per_batch * h.chunk_bytes;
+    const uint64_t max_table =
+        plan.chunks_per_batch * fz_table_entry_bytes(h.flags);
+    st.sub_cap =
+        (size_t)(fz_align_up(FZ_HDR_BYTES + max_table, FZ_PAYLOAD_ALIGN) +
+                 max_bytes);
+    const size_t scan_bytes = TABLE_PIECE_CHUNKS * 8;
+    st.sub_buf =
+        (uint8_t *)malloc(st.sub_cap > scan_bytes ? st.sub_cap : scan_bytes);
+    st.out_buf = (uint8_t *)malloc((size_t)max_bytes);
+    if (!st.sub_buf || !st.out_buf)
+        s = FZ_ERR_OUT_OF_MEMORY;
+    if (s == FZ_OK)
+        s = scan_table(src_file, base, &h, avail, st.sub_buf);
+    if (s == FZ_OK)
+        s = decompress_batches(&plan, opts, &st, progress, user);
+    free(st.sub_buf);
+    free(st.out_buf);
+    if (s == FZ_OK)
+        *decompressed_size = h.original_bytes;
+    return s;
+}
+
+/* ------------------------------------------------------------ path forms */
+
+/* A temporary file next to path, mode 0666 & ~umask like a new file. */
+static FILE *open_temp(const char *path, char **tmp_path) {
+    static const char suffix[] = ".tmp.XXXXXX";
+    char *name = (char *)malloc(strlen(path) + sizeof suffix);
+    if (!name)
+        return NULL;
+    strcpy(name, path);
+    strcat(name, suffix);
+    const int fd = mkstemp(name);
+    if (fd < 0) {
+        free(name);
+        return NULL;
+    }
+    const mode_t mask = umask(0);
+    umask(mask);
+    FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w+b") : NULL;
+    if (!f) {
+        close(fd);
+        unlink(name);
+        free(name);
+        return NULL;
+    }
+    *tmp_path = name;
+    return f;
+}
+
+/* Flush, sync and close the temporary file; rename it over path on
+ * success, remove it otherwise. */
+static fz_status finish_temp(FILE *f, char *tmp_path, const char *path,
+                             fz_status s) {
+    if (s == FZ_OK && (fflush(f) != 0 || fsync(fileno(f)) != 0))
+        s = FZ_ERR_IO;
+    if (fclose(f) != 0 && s == FZ_OK)
+        s = FZ_ERR_IO;
+    if (s == FZ_OK && rename(tmp_path, path) != 0)
+        s = FZ_ERR_IO;
+    if (s != FZ_OK)
+        unlink(tmp_path);
+    free(tmp_path);
+    return s;
+}
+
+typedef fz_status (*stream_job)(const void *ctx, FILE *in, FILE *out,
+                                uint64_t *size);
+
+static fz_status run_on_paths(const char *src_path, const char *dst_path,
+                              stream_job job, const void *ctx, uint64_t *size) {
+    if (!src_path || !dst_path || !size)
+        return FZ_ERR_INVALID_ARGUMENT;
+    FILE *in = fopen(src_path, "rb");
+    if (!in)
+        return FZ_ERR_IO;
+    char *tmp_path = NULL;
+    FILE *out = open_temp(dst_path, &tmp_path);
+    if (!out) {
+        fclose(in);
+        return FZ_ERR_IO;
+    }
+    uint64_t got = 0;
+    fz_status s = job(ctx, in, out, &got);
+    fclose(in);
+    s = finish_temp(out, tmp_path, dst_path, s);
+    if (s == FZ_OK)
+        *size = got;
+    return s;
+}
+
+typedef struct compress_job {
+    const fz_params *p;
+    fz_progress_fn progress;
+    void *user;
+} compress_job;
+
+static fz_status run_compress(const void *ctx, FILE *in, FILE *out,
+                              uint64_t *size) {
+    const compress_job *j = (const compress_job *)ctx;
+    return fz_compress_fp(j->p, in, out, j->progress, j->user, size);
+}
+
+typedef struct decompress_job {
+    const fz_decode_options *opts;
+    fz_progress_fn progress;
+    void *user;
+} decompress_job;
+
+static fz_status run_decompress(const void *ctx, FILE *in, FILE *out,
+                                uint64_t *size) {
+    const decompress_job *j = (const decompress_job *)ctx;
+    return fz_decompress_fp(in, out, j->opts, j->progress, j->user, size);
+}
+
+fz_status fz_compress_file(const fz_params *p, const char *src_path,
+                           const char *dst_path, fz_progress_fn progress,
+                           void *user, uint64_t *compressed_size) {
+    fz_header h;
+    fz_status s = fz_header_from_params(p, &h); /* before touching files */
+    if (s != FZ_OK)
+        return s;
+    const compress_job j = {p, progress, user};
+    return run_on_paths(src_path, dst_path, run_compress, &j, compressed_size);
+}
+
+fz_status fz_decompress_file(const char *src_path, const char *dst_path,
+                             const fz_decode_options *opts,
+                             fz_progress_fn progress, void *user,
+                             uint64_t *decompressed_size) {
+    if (!fz_decode_options_valid(opts))
+        return FZ_ERR_INVALID_ARGUMENT;
+    const decompress_job j = {opts, progress, user};
+    return run_on_paths(src_path, dst_path, run_decompress, &j,
+                        decompressed_size);
+}

@@ -1,0 +1,602 @@
+/* Host API on the GPU (FZ_EXEC_GPU): a multi-stream pipeline over batches
+ * of whole chunks, after Falcon's event-driven scheduler (docs/PIPELINE.md).
+ *
+ * Compression, batch b on stream b % N: H2D of the batch (from the user's
+ * buffer when it is pinned, else through a pinned staging buffer), the
+ * device API compresses it into a stand-alone sub-stream, then only its
+ * result record and table entries come back (small D2H) and an event is
+ * recorded. The host takes the events in launch order: each batch's output
+ * offset is then known, so its payload D2H goes straight to its final place
+ * in dst. Batches land contiguously with no merge step and no over-sized
+ * output buffer; the host writes the header and table hash at the end.
+ * Decompression knows every size from the table: each batch's sub-stream
+ * (header built on the host, table slice, payload) goes up, is decoded, and
+ * comes back to its place in dst. */
+#include <initializer_list>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../api/fz_internal.h"
+#include "fz_gpu.cuh"
+
+namespace {
+
+constexpr uint64_t kDefaultBatchBytes = 64ull << 20;
+constexpr uint64_t kMinBatchBytes = 1ull << 20; /* out-of-memory retries */
+
+fz_status from_cuda(cudaError_t e) {
+    if (e == cudaSuccess)
+        return FZ_OK;
+    cudaGetLastError(); /* clear a non-sticky error */
+    if (e == cudaErrorMemoryAllocation)
+        return FZ_ERR_OUT_OF_MEMORY;
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+        return FZ_ERR_NO_GPU;
+    return FZ_ERR_CUDA;
+}
+
+enum class Memory { Pageable, Pinned, Device };
+
+Memory memory_at(const void *p) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return Memory::Pageable;
+    }
+    if (a.type == cudaMemoryTypeHost)
+        return Memory::Pinned;
+    return a.type == cudaMemoryTypeDevice ? Memory::Device : Memory::Pageable;
+}
+
+/* Pinned only if both ends are (else CUDA would stage it synchronously). */
+Memory memory_of(const void *p, size_t n) {
+    if (!p || n == 0)
+        return Memory::Pageable;
+    const Memory first = memory_at(p);
+    const Memory last = memory_at(static_cast<const uint8_t *>(p) + n - 1);
+    if (first == Memory::Device || last == Memory::Device)
+        return Memory::Device;
+    return first == Memory::Pinned && last == Memory::Pinned ? Memory::Pinned
+                                                             : Memory::Pageable;
+}
+
+/* Enough streams to keep H2D, kernels and D2H busy at once: 4 with two
+ * copy engines, 2 with one. */
+uint32_t default_streams() {
+    int device = 0, engines = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, device) !=
+            cudaSuccess) {
+        cudaGetLastError();
+        return 2;
+    }
+    return engines >= 2 ? 4u : 2u;
+}
+
+/* Buffer sizes of one stream's slot. */
+struct SlotSizes {
+    size_t d_in, d_out, scratch, meta, h_in, h_out;
+};
+
+/* One stream with its buffers and the batch in flight. */
+struct Slot {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t meta_done = nullptr, done = nullptr;
+    uint8_t *d_in = nullptr, *d_out = nullptr;
+    void *d_scratch = nullptr;
+    fz_device_result *d_result = nullptr;
+    uint8_t *h_meta = nullptr; /* pinned: result record, then table bytes */
+    uint8_t *h_in = nullptr, *h_out = nullptr; /* pinned staging or NULL */
+    /* a staged D2H still to copy to dst */
+    bool pending = false;
+    uint64_t pending_pos = 0, pending_bytes = 0;
+
+    fz_device_result *h_result() {
+        return reinterpret_cast<fz_device_result *>(h_meta);
+    }
+    uint8_t *h_table() {
+        return h_meta + 64;
+    }
+
+    cudaError_t create(const SlotSizes &z) {
+        cudaError_t e =
+            cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+        if (e == cudaSuccess)
+            e = cudaEventCreateWithFlags(&meta_done, cudaEventDisableTiming);
+        if (e == cudaSuccess)
+            e = cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+        if (e == cudaSuccess)
+            e = cudaMalloc(&d_in, z.d_in ? z.d_in : 16);
+        if (e == cudaSuccess)
+            e = cudaMalloc(&d_out, z.d_out ? z.d_out : 16);
+        if (e == cudaSuccess)
+            e = cudaMalloc(&d_scratch, z.scratch);
+        if (e == cudaSuccess)
+            e = cudaMalloc(&d_result, sizeof *d_result);
+        if (e == cudaSuccess)
+            e = cudaMallocHost(&h_meta, 64 + z.meta);
+        if (e == cudaSuccess && z.h_in)
+            e = cudaMallocHost(&h_in, z.h_in);
+        if (e == cudaSuccess && z.h_out)
+            e = cudaMallocHost(&h_out, z.h_out);
+        return e;
+    }
+    void destroy() {
+        if (stream) {
+            cudaStreamSynchronize(stream);
+            cudaStreamDestroy(stream);
+        }
+        if (meta_done)
+            cudaEventDestroy(meta_done);
+        if (done)
+            cudaEventDestroy(done);
+        cudaFree(d_in);
+        cudaFree(d_out);
+        cudaFree(d_scratch);
+        cudaFree(d_result);
+        cudaFreeHost(h_meta);
+        cudaFreeHost(h_in);
+        cudaFreeHost(h_out);
+        *this = Slot();
+    }
+};
+
+struct Pipeline {
+    Slot slots[FZ_MAX_GPU_STREAMS];
+    uint32_t count = 0;
+    size_t scratch_bytes = 0;
+    int threads = 1;
+    Memory src_mem = Memory::Pageable, dst_mem = Memory::Pageable;
+
+    ~Pipeline() {
+        release();
+    }
+    void release() {
+        for (uint32_t i = 0; i < count; i++)
+            slots[i].destroy();
+        cudaGetLastError();
+        count = 0;
+    }
+    fz_status create(uint32_t n, const SlotSizes &z) {
+        release();
+        scratch_bytes = z.scratch;
+        for (count = 0; count < n; count++) {
+            fz_status s = from_cuda(slots[count].create(z));
+            if (s != FZ_OK) {
+                count++; /* release what this slot got */
+                release();
+                return s;
+            }
+        }
+        return FZ_OK;
+    }
+    Slot &of(uint64_t batch) {
+        return slots[batch % count];
+    }
+
+    /* Copy a staged batch output to its place in dst. */
+    fz_status drain(Slot &s, uint8_t *dst) {
+        if (!s.pending)
+            return FZ_OK;
+        fz_status st = from_cuda(cudaEventSynchronize(s.done));
+        if (st == FZ_OK)
+            fz_host_copy(dst + s.pending_pos, s.h_out, (size_t)s.pending_bytes,
+                         threads);
+        s.pending = false;
+        return st;
+    }
+    /* Wait for every stream; copy the staged outputs still pending. */
+    fz_status finish_all(uint8_t *dst) {
+        fz_status st = FZ_OK;
+        for (uint32_t i = 0; i < count; i++) {
+            fz_status d = drain(slots[i], dst);
+            fz_status w = from_cuda(cudaStreamSynchronize(slots[i].stream));
+            st = st != FZ_OK ? st : d != FZ_OK ? d : w;
+        }
+        return st;
+    }
+};
+
+uint64_t max_u64(uint64_t a, uint64_t b) {
+    return a > b ? a : b;
+}
+
+/* ------------------------------------------------------------ compress */
+
+struct Compressor {
+    Pipeline &pl;
+    fz_batch_plan &plan;
+    const uint8_t *src;
+    uint8_t *dst;
+    size_t capacity;
+    uint64_t pos = 0; /* where the next batch payload goes in dst */
+    uint32_t entry = 0;
+
+    /* Sizes for the largest batch (the first) and the last one. */
+    fz_status sizes(SlotSizes *z) {
+        memset(z, 0, sizeof *z);
+        for (uint64_t b : {(uint64_t)0, plan.batch_count - 1}) {
+            fz_params bp;
+            size_t bound = 0, scratch = 0;
+            fz_status s = fz_plan_batch_params(&plan, b, &bp);
+            if (s == FZ_OK)
+                s = fz_compress_bound(&bp, &bound);
+            if (s == FZ_OK)
+                s = fz_device_scratch_size(&bp, &scratch);
+            if (s != FZ_OK)
+                return s;
+            uint64_t first, n, first_byte, bytes;
+            fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
+            z->d_in = (size_t)max_u64(z->d_in, bytes);
+            z->d_out = (size_t)max_u64(z->d_out, bound);
+            z->scratch = (size_t)max_u64(z->scratch, scratch);
+            z->meta = (size_t)max_u64(z->meta, n * entry);
+        }
+        z->h_in = pl.src_mem == Memory::Pinned ? 0 : z->d_in;
+        z->h_out = pl.dst_mem == Memory::Pinned ? 0 : z->d_in;
+        return FZ_OK;
+    }
+
+    fz_status launch(uint64_t b) {
+        Slot &s = pl.of(b);
+        uint64_t first, n, first_byte, bytes;
+        fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
+        fz_params bp;
+        fz_status st = fz_plan_batch_params(&plan, b, &bp);
+        if (st != FZ_OK)
+            return st;
+        size_t bound = 0;
+        fz_compress_bound(&bp, &bound);
+        const uint8_t *in = src + first_byte;
+        if (s.h_in) {
+            fz_host_copy(s.h_in, in, (size_t)bytes, pl.threads);
+            in = s.h_in;
+        }
+        st = from_cuda(cudaMemcpyAsync(s.d_in, in, (size_t)bytes,
+                                       cudaMemcpyHostToDevice, s.stream));
+        if (st == FZ_OK)
+            st = fz_device_compress(&bp, s.d_in, s.d_out, bound, s.d_scratch,
+                                    pl.scratch_bytes, s.d_result, s.h_result(),
+                                    s.stream);
+        if (st == FZ_OK)
+            st = from_cuda(cudaMemcpyAsync(s.h_table(), s.d_out + FZ_HDR_BYTES,
+                                           (size_t)(n * entry),
+                                           cudaMemcpyDeviceToHost, s.stream));
+        if (st == FZ_OK)
+            st = from_cuda(cudaEventRecord(s.meta_done, s.stream));
+        return st;
+    }
+
+    /* Batch b's sizes are back: fix its offset, send its payload there. */
+    fz_status place(uint64_t b) {
+        Slot &s = pl.of(b);
+        fz_status st = from_cuda(cudaEventSynchronize(s.meta_done));
+        if (st != FZ_OK)
+            return st;
+        const fz_device_result r = *s.h_result();
+        if (r.status != FZ_OK)
+            return (fz_status)r.status;
+        uint64_t first, n, first_byte, bytes;
+        fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
+        const uint64_t sub_off =
+            fz_align_up(FZ_HDR_BYTES + n * entry, FZ_PAYLOAD_ALIGN);
+        if (r.size < sub_off || r.size - sub_off > bytes)
+            return FZ_ERR_CUDA; /* cannot happen with a sound device API */
+        const uint64_t payload = r.size - sub_off;
+        if (pos + payload > capacity)
+            return FZ_ERR_DST_TOO_SMALL;
+        memcpy(dst + FZ_HDR_BYTES + first * entry, s.h_table(),
+               (size_t)(n * entry));
+        uint8_t *to = s.h_out ? s.h_out : dst + pos;
+        st = from_cuda(cudaMemcpyAsync(to, s.d_out + sub_off, (size_t)payload,
+                                       cudaMemcpyDeviceToHost, s.stream));
+        if (st == FZ_OK)
+            st = from_cuda(cudaEventRecord(s.done, s.stream));
+        s.pending = s.h_out != nullptr;
+        s.pending_pos = pos;
+        s.pending_bytes = payload;
+        pos += payload;
+        return st;
+    }
+
+    bool ready(uint64_t b) {
+        cudaError_t e = cudaEventQuery(pl.of(b).meta_done);
+        if (e == cudaErrorNotReady)
+            return false;
+        cudaGetLastError();
+        return true; /* done, or an error that place() reports */
+    }
+
+    fz_status run(size_t *compressed_size) {
+        const uint64_t payload_off = fz_payload_offset(&plan.h);
+        if (capacity < payload_off)
+            return FZ_ERR_DST_TOO_SMALL;
+        pos = payload_off;
+        const uint64_t nb = plan.batch_count, n = pl.count;
+        uint64_t placed = 0;
+        fz_status st = FZ_OK;
+        for (uint64_t b = 0; st == FZ_OK && b < nb; b++) {
+            while (st == FZ_OK && b >= n && placed <= b - n)
+                st = place(placed++);
+            if (st == FZ_OK)
+                st = pl.drain(pl.of(b), dst);
+            if (st == FZ_OK)
+                st = launch(b);
+            while (st == FZ_OK && placed <= b && ready(placed))
+                st = place(placed++);
+        }
+        while (st == FZ_OK && placed < nb)
+            st = place(placed++);
+        const fz_status fin = pl.finish_all(dst);
+        if (st == FZ_OK)
+            st = fin;
+        if (st != FZ_OK)
+            return st;
+        fz_header h = plan.h;
+        const uint64_t table_bytes = fz_table_bytes(&h);
+        h.payload_bytes = pos - payload_off;
+        h.table_hash = fz_table_hash(dst + FZ_HDR_BYTES, table_bytes);
+        memset(dst + FZ_HDR_BYTES + table_bytes, 0,
+               (size_t)(payload_off - FZ_HDR_BYTES - table_bytes));
+        fz_header_write(&h, dst);
+        *compressed_size = (size_t)pos;
+        return FZ_OK;
+    }
+};
+
+/* ---------------------------------------------------------- decompress */
+
+struct Decompressor {
+    Pipeline &pl;
+    fz_batch_plan &plan;
+    const uint8_t *src;
+    uint8_t *dst;
+    const fz_decode_options *opts;
+    uint64_t in_pos = 0; /* next batch payload in src */
+    uint32_t entry = 0;
+
+    uint64_t sub_offset(uint64_t n) const {
+        return fz_align_up(FZ_HDR_BYTES + n * entry, FZ_PAYLOAD_ALIGN);
+    }
+
+    /* Parameters of batch b's sub-stream; its header goes to head. */
+    fz_status batch_params(uint64_t b, uint8_t *head, fz_params *bp) {
+        uint64_t first, n, first_byte, bytes;
+        fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
+        const uint8_t *entries = src + FZ_HDR_BYTES + first * entry;
+        fz_sub_header(&plan.h, first, n, entries,
+                      fz_entries_payload(&plan.h, entries, n), head);
+        fz_header sh;
+        if (fz_header_parse(head, FZ_HDR_BYTES, &sh) != FZS_OK)
+            return FZ_ERR_CORRUPT_HEADER; /* the table was validated */
+        fz_info info;
+        fz_info_from_header(&sh, &info);
+        *bp = info.params;
+        return FZ_OK;
+    }
+
+    fz_status sizes(SlotSizes *z) {
+        memset(z, 0, sizeof *z);
+        /* the first batch is the largest: no larger than the array */
+        uint64_t first0, n, first_byte0, bytes;
+        fz_plan_batch(&plan, 0, &first0, &n, &first_byte0, &bytes);
+        for (uint64_t b : {(uint64_t)0, plan.batch_count - 1}) {
+            fz_params bp;
+            uint8_t head[FZ_HDR_BYTES];
+            size_t scratch = 0;
+            fz_status s = batch_params(b, head, &bp);
+            if (s == FZ_OK)
+                s = fz_device_scratch_size(&bp, &scratch);
+            if (s != FZ_OK)
+                return s;
+            z->scratch = (size_t)max_u64(z->scratch, scratch);
+        }
+        z->d_in = (size_t)(sub_offset(n) + bytes);
+        z->d_out = (size_t)bytes;
+        z->meta = (size_t)sub_offset(n);
+        z->h_in = pl.src_mem == Memory::Pinned ? 0 : (size_t)bytes;
+        z->h_out = pl.dst_mem == Memory::Pinned ? 0 : (size_t)bytes;
+        return FZ_OK;
+    }
+
+    fz_status launch(uint64_t b) {
+        Slot &s = pl.of(b);
+        uint64_t first, n, first_byte, bytes;
+        fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
+        const uint8_t *entries = src + FZ_HDR_BYTES + first * entry;
+        const uint64_t payload = fz_entries_payload(&plan.h, entries, n);
+        const uint64_t sub_off = sub_offset(n);
+        uint8_t *meta = s.h_table();
+        fz_params bp;
+        fz_status st = batch_params(b, meta, &bp);
+        if (st != FZ_OK)
+            return st;
+        memcpy(meta + FZ_HDR_BYTES, entries, (size_t)(n * entry));
+        memset(meta + FZ_HDR_BYTES + n * entry, 0,
+               (size_t)(sub_off - FZ_HDR_BYTES - n * entry));
+        const uint8_t *in = src + fz_payload_offset(&plan.h) + in_pos;
+        in_pos += payload;
+        if (s.h_in) {
+            fz_host_copy(s.h_in, in, (size_t)payload, pl.threads);
+            in = s.h_in;
+        }
+        st = from_cuda(cudaMemcpyAsync(s.d_in, meta, (size_t)sub_off,
+                                       cudaMemcpyHostToDevice, s.stream));
+        if (st == FZ_OK)
+            st =
+                from_cuda(cudaMemcpyAsync(s.d_in + sub_off, in, (size_t)payload,
+                                          cudaMemcpyHostToDevice, s.stream));
+        if (st == FZ_OK)
+            st = fz_device_decompress(&bp, s.d_in, (size_t)(sub_off + payload),
+                                      s.d_out, (size_t)bytes, s.d_scratch,
+                                      pl.scratch_bytes, opts, s.d_result,
+                                      s.h_result(), s.stream);
+        uint8_t *to = s.h_out ? s.h_out : dst + first_byte;
+        if (st == FZ_OK)
+            st = from_cuda(cudaMemcpyAsync(to, s.d_out, (size_t)bytes,
+                                           cudaMemcpyDeviceToHost, s.stream));
+        if (st == FZ_OK)
+            st = from_cuda(cudaEventRecord(s.done, s.stream));
+        s.pending = s.h_out != nullptr;
+        s.pending_pos = first_byte;
+        s.pending_bytes = bytes;
+        return st;
+    }
+
+    /* Batch b is back: check its result, copy a staged output out. */
+    fz_status land(uint64_t b) {
+        Slot &s = pl.of(b);
+        fz_status st = from_cuda(cudaEventSynchronize(s.done));
+        if (st != FZ_OK)
+            return st;
+        const fz_device_result r = *s.h_result();
+        if (r.status != FZ_OK)
+            return (fz_status)r.status;
+        if (r.size != s.pending_bytes)
+            return FZ_ERR_CUDA; /* cannot happen with a sound device API */
+        return pl.drain(s, dst);
+    }
+
+    fz_status run() {
+        const uint64_t nb = plan.batch_count, n = pl.count;
+        in_pos = 0;
+        uint64_t landed = 0;
+        fz_status st = FZ_OK;
+        for (uint64_t b = 0; st == FZ_OK && b < nb; b++) {
+            while (st == FZ_OK && b >= n && landed <= b - n)
+                st = land(landed++);
+            if (st == FZ_OK)
+                st = launch(b);
+        }
+        while (st == FZ_OK && landed < nb)
+            st = land(landed++);
+        const fz_status fin = pl.finish_all(dst);
+        return st != FZ_OK ? st : fin;
+    }
+};
+
+/* Host-side validation of the whole stream, as the CPU decoder does. */
+fz_status validate(const uint8_t *src, size_t src_size, fz_header *h) {
+    fz_status s = fz_header_read(src, src_size, h);
+    if (s != FZ_OK)
+        return s;
+    const uint64_t table_end = FZ_HDR_BYTES + fz_table_bytes(h);
+    const uint64_t payload_off = fz_payload_offset(h);
+    if (src_size < payload_off)
+        return FZ_ERR_TRUNCATED;
+    fz_table_scan t = {0, 0, 0, 0};
+    fz_table_scan_add(h, &t, src + FZ_HDR_BYTES, h->chunk_count);
+    int padding_ok = 1;
+    for (uint64_t i = table_end; i < payload_off; i++)
+        padding_ok &= src[i] == 0;
+    return fz_table_scan_end(h, &t, padding_ok, src_size);
+}
+
+uint64_t batch_bytes_of(uint32_t kib) {
+    return kib ? (uint64_t)kib << 10 : kDefaultBatchBytes;
+}
+
+/* Slots for the plan; on out-of-memory, halve the batch, then the stream
+ * count, and plan again. */
+template <typename Job>
+fz_status create_slots(Pipeline &pl, fz_batch_plan &plan, Job &job,
+                       uint32_t streams, uint64_t batch_bytes) {
+    for (;;) {
+        fz_batch_plan shrunk = plan;
+        shrunk.chunks_per_batch = max_u64(batch_bytes / plan.h.chunk_bytes, 1);
+        shrunk.batch_count =
+            (plan.h.chunk_count + shrunk.chunks_per_batch - 1) /
+            shrunk.chunks_per_batch;
+        plan = shrunk;
+        const uint32_t n =
+            (uint32_t)(plan.batch_count < streams ? plan.batch_count : streams);
+        SlotSizes z;
+        fz_status s = job.sizes(&z);
+        if (s == FZ_OK)
+            s = pl.create(n ? n : 1, z);
+        if (s != FZ_ERR_OUT_OF_MEMORY)
+            return s;
+        if (batch_bytes / 2 >= kMinBatchBytes &&
+            batch_bytes / 2 >= plan.h.chunk_bytes)
+            batch_bytes /= 2;
+        else if (streams > 1)
+            streams /= 2;
+        else
+            return s;
+    }
+}
+
+} // namespace
+
+extern "C" fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
+                                          size_t src_bytes, void *dst,
+                                          size_t dst_capacity,
+                                          size_t *compressed_size) {
+    if (fz_gpu_count() == 0)
+        return FZ_ERR_NO_GPU;
+    fz_batch_plan plan;
+    fz_status s = fz_plan_compress(p, batch_bytes_of(p->batch_kib), &plan);
+    if (s != FZ_OK)
+        return s;
+    Pipeline pl;
+    pl.threads = fz_thread_count(p->threads);
+    pl.src_mem = memory_of(src, src_bytes);
+    pl.dst_mem = memory_of(dst, dst_capacity);
+    if (pl.src_mem == Memory::Device || pl.dst_mem == Memory::Device)
+        return FZ_ERR_INVALID_ARGUMENT; /* device buffers: the device API */
+    if (plan.h.mode == FZ_MODE_REL) {
+        double lo, hi;
+        fz_value_range(plan.h.dtype, src,
+                       plan.h.original_bytes / fz_dtype_size(plan.h.dtype),
+                       pl.threads, &lo, &hi);
+        fz_plan_set_range(&plan, lo, hi);
+    }
+    Compressor job{pl, plan, static_cast<const uint8_t *>(src),
+                   static_cast<uint8_t *>(dst), dst_capacity};
+    job.entry = fz_table_entry_bytes(plan.h.flags);
+    if (plan.batch_count > 0) {
+        const uint32_t streams =
+            p->gpu_streams ? p->gpu_streams : default_streams();
+        s = create_slots(pl, plan, job, streams, batch_bytes_of(p->batch_kib));
+        if (s != FZ_OK)
+            return s;
+    }
+    return job.run(compressed_size);
+}
+
+extern "C" fz_status fz_gpu_host_decompress(const void *src, size_t src_size,
+                                            void *dst, size_t dst_capacity,
+                                            const fz_decode_options *o,
+                                            size_t *decompressed_size) {
+    if (fz_gpu_count() == 0)
+        return FZ_ERR_NO_GPU;
+    fz_header h;
+    const uint8_t *in = static_cast<const uint8_t *>(src);
+    Pipeline pl;
+    pl.threads = fz_thread_count(o ? o->threads : 0);
+    pl.src_mem = memory_of(src, src_size);
+    pl.dst_mem = memory_of(dst, dst_capacity);
+    if (pl.src_mem == Memory::Device || pl.dst_mem == Memory::Device)
+        return FZ_ERR_INVALID_ARGUMENT; /* device buffers: the device API */
+    fz_status s = validate(in, src_size, &h);
+    if (s != FZ_OK)
+        return s;
+    if (dst_capacity < h.original_bytes || (!dst && h.original_bytes))
+        return dst ? FZ_ERR_DST_TOO_SMALL : FZ_ERR_INVALID_ARGUMENT;
+    const uint64_t batch_bytes = batch_bytes_of(o ? o->batch_kib : 0);
+    fz_batch_plan plan;
+    fz_plan_decompress(&h, batch_bytes, &plan);
+    Decompressor job{pl, plan, in, static_cast<uint8_t *>(dst), o};
+    job.entry = fz_table_entry_bytes(h.flags);
+    if (plan.batch_count > 0) {
+        const uint32_t streams =
+            o && o->gpu_streams ? o->gpu_streams : default_streams();
+        s = create_slots(pl, plan, job, streams, batch_bytes);
+        if (s == FZ_OK)
+            s = job.run();
+        if (s != FZ_OK)
+            return s;
+    }
+    *decompressed_size = (size_t)h.original_bytes;
+    return FZ_OK;
+}

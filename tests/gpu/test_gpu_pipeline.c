@@ -1,0 +1,310 @@
+/* The GPU pipeline (host API with exec = FZ_EXEC_GPU) through the public
+ * API, plus the CUDA runtime for pinned host buffers:
+ *  - the pipelined stream equals fz_compress's CPU bytes for every codec
+ *    and mode at sizes around batch boundaries (batches of two chunks),
+ *    with 1..16 streams, pageable and pinned source and destination;
+ *  - GPU decoding returns what CPU decoding returns, with the same
+ *    buffer and stream variations;
+ *  - corrupt and truncated streams, a too small destination and device
+ *    pointers get the same clear statuses as on the CPU;
+ *  - the file streaming API on the GPU makes the CPU's bytes.
+ * Run all groups, or one: test_gpu_pipeline GROUP. Exits 77 (ctest:
+ * skipped) when no CUDA GPU is usable. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline_cases.h"
+#include "test_util.h"
+
+static unsigned cases_run;
+
+#define CUDA_CHECK(call)                                                       \
+    do {                                                                       \
+        cudaError_t tu_err_ = (call);                                          \
+        if (tu_err_ != cudaSuccess)                                            \
+            tu_fail(__FILE__, __LINE__, #call, cudaGetErrorString(tu_err_));   \
+    } while (0)
+
+/* Host memory, pinned or pageable. */
+static void *host_alloc(size_t n, int pinned) {
+    void *p = NULL;
+    if (pinned)
+        CUDA_CHECK(cudaMallocHost(&p, n ? n : 1));
+    else
+        p = tu_xmalloc(n);
+    return p;
+}
+
+static void host_free(void *p, int pinned) {
+    if (pinned)
+        CUDA_CHECK(cudaFreeHost(p));
+    else
+        free(p);
+}
+
+/* Compress on the GPU into a buffer of `capacity`; the result must equal
+ * ref. Then decode it on the GPU and compare with want. */
+static void check_pipeline(const fz_params *p0, const void *data, size_t bytes,
+                           const uint8_t *ref, size_t ref_size,
+                           const void *want, uint32_t streams, int pinned_src,
+                           int pinned_dst) {
+    fz_params p = *p0;
+    p.exec = FZ_EXEC_GPU;
+    p.gpu_streams = streams;
+    void *src = host_alloc(bytes, pinned_src);
+    memcpy(src, data, bytes);
+    size_t bound = 0, size = 0;
+    CHECK_OK(fz_compress_bound(&p, &bound));
+    uint8_t *dst = (uint8_t *)host_alloc(bound, pinned_dst);
+    CHECK_OK(fz_compress(&p, src, bytes, dst, bound, &size));
+    CHECK_EQ_U64(size, ref_size);
+    CHECK(memcmp(dst, ref, ref_size) == 0);
+    /* exactly the stream size is enough: no over-sized output needed */
+    CHECK_OK(fz_compress(&p, src, bytes, dst, ref_size, &size));
+    CHECK(memcmp(dst, ref, ref_size) == 0);
+    if (ref_size > FZ_HEADER_BYTES + 16)
+        CHECK_STATUS(fz_compress(&p, src, bytes, dst, ref_size - 1, &size),
+                     FZ_ERR_DST_TOO_SMALL);
+
+    /* decode the stream (in the source's kind of memory) on the GPU */
+    uint8_t *zs = (uint8_t *)host_alloc(ref_size, pinned_src);
+    memcpy(zs, ref, ref_size);
+    void *out = host_alloc(bytes, pinned_dst);
+    fz_decode_options o = tu_decode_opts(0, 0);
+    o.exec = FZ_EXEC_GPU;
+    o.gpu_streams = streams;
+    o.batch_kib = p.batch_kib;
+    size_t got = 0;
+    CHECK_OK(fz_decompress(zs, ref_size, out, bytes, &o, &got));
+    CHECK_EQ_U64(got, bytes);
+    CHECK(memcmp(out, want, bytes) == 0);
+    host_free(src, pinned_src);
+    host_free(dst, pinned_dst);
+    host_free(zs, pinned_src);
+    host_free(out, pinned_dst);
+    cases_run++;
+}
+
+static void boundary_case(const pc_config *c, uint64_t n, unsigned variant) {
+    static const uint32_t streams[] = {1, 2, 3, 4, 7, 8, 16};
+    fz_params p = pc_params(c, n);
+    uint64_t chunks = 0;
+    p.batch_kib = pc_batch_kib(pc_chunk_bytes(&p), &chunks);
+    const uint32_t s = streams[variant % 7];
+    const int pinned_src = (variant >> 1) & 1, pinned_dst = variant & 1;
+    tu_context("%s n=%llu streams=%u pinned src=%d dst=%d", c->name,
+               (unsigned long long)n, s, pinned_src, pinned_dst);
+    const size_t bytes = (size_t)n * tu_dtype_size(c->dtype);
+    void *data = tu_xmalloc(bytes);
+    tu_fill(c->gen, c->dtype, data, (size_t)n, n * 17 + 3);
+    size_t ref_size = 0, got = 0;
+    uint8_t *ref = tu_compress(&p, data, &ref_size);
+    void *want = tu_xmalloc(bytes);
+    CHECK_OK(fz_decompress(ref, ref_size, want, bytes, NULL, &got));
+    check_pipeline(&p, data, bytes, ref, ref_size, want, s, pinned_src,
+                   pinned_dst);
+    free(data);
+    free(ref);
+    free(want);
+}
+
+static void group_boundaries(void) {
+    unsigned variant = 0;
+    for (size_t i = 0; i < PC_CONFIG_COUNT; i++) {
+        const pc_config *c = &pc_configs[i];
+        fz_params p = pc_params(c, 1 << 16);
+        const uint64_t cb = pc_chunk_bytes(&p);
+        uint64_t chunks = 0, sizes[16];
+        pc_batch_kib(cb, &chunks);
+        const size_t k = pc_sizes(cb / tu_dtype_size(c->dtype), chunks, sizes);
+        for (size_t j = 0; j < k; j++)
+            boundary_case(c, sizes[j], variant++);
+    }
+}
+
+/* Every stream count 1..16 on one array of many batches, all four buffer
+ * combinations, small and default batches. */
+static void group_streams(void) {
+    const size_t n = 3 * 1000 * 1000 + 5, bytes = n * 4;
+    float *data = (float *)tu_xmalloc(bytes);
+    tu_fill(TU_GEN_MIXED, FZ_F32, data, n, 77);
+    for (uint32_t kib = 0; kib <= 256; kib += 256) {
+        fz_params p = tu_params(FZ_F32, n, 0);
+        p.batch_kib = kib;
+        size_t ref_size = 0;
+        uint8_t *ref = tu_compress(&p, data, &ref_size);
+        for (uint32_t s = 1; s <= 16; s++) {
+            tu_context("streams %u batch_kib %u", s, kib);
+            check_pipeline(&p, data, bytes, ref, ref_size, data, s, s & 1,
+                           (s >> 1) & 1);
+        }
+        free(ref);
+    }
+    free(data);
+}
+
+/* Statuses for bad streams equal the CPU decoder's. */
+static void group_errors(void) {
+    const size_t n = 10 * 4096 + 100, bytes = n * 4;
+    float *data = (float *)tu_xmalloc(bytes);
+    tu_fill(TU_GEN_SMOOTH, FZ_F32, data, n, 4);
+    fz_params p = tu_params(FZ_F32, n, 0);
+    size_t size = 0, got = 0;
+    uint8_t *s = tu_compress(&p, data, &size);
+    uint8_t *bad = (uint8_t *)tu_xmalloc(size);
+    float *out = (float *)tu_xmalloc(bytes);
+    fz_decode_options cpu = tu_decode_opts(0, 0), gpu = cpu;
+    gpu.exec = FZ_EXEC_GPU;
+    gpu.batch_kib = 32;
+    gpu.gpu_streams = 3;
+    fz_info info;
+    CHECK_OK(fz_inspect(s, size, &info));
+    const size_t flips[] = {0, 40, FZ_HEADER_BYTES + 8 * 5, size - 300,
+                            size / 2};
+    for (size_t i = 0; i < sizeof flips / sizeof flips[0]; i++) {
+        tu_context("flipped byte %zu", flips[i]);
+        memcpy(bad, s, size);
+        bad[flips[i]] ^= 0x24;
+        const fz_status want = fz_decompress(bad, size, out, bytes, &cpu, &got);
+        const fz_status have = fz_decompress(bad, size, out, bytes, &gpu, &got);
+        CHECK(want != FZ_OK);
+        if (flips[i] < info.payload_offset) /* checked on the host */
+            CHECK_STATUS(have, want);
+        else /* found by a kernel: a payload error either way */
+            CHECK(have == FZ_ERR_DATA_CHECKSUM || have == FZ_ERR_CORRUPT_CHUNK);
+        cases_run++;
+    }
+    const size_t cuts[] = {0, 64, FZ_HEADER_BYTES + 8, size - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        tu_context("cut at %zu", cuts[i]);
+        CHECK_STATUS(fz_decompress(s, cuts[i], out, bytes, &gpu, &got),
+                     FZ_ERR_TRUNCATED);
+        cases_run++;
+    }
+    tu_context("small destination");
+    CHECK_STATUS(fz_decompress(s, size, out, bytes - 4, &gpu, &got),
+                 FZ_ERR_DST_TOO_SMALL);
+    tu_context("device pointers in the host API");
+    void *d = NULL;
+    CUDA_CHECK(cudaMalloc(&d, bytes));
+    p.exec = FZ_EXEC_GPU;
+    CHECK_STATUS(fz_compress(&p, d, bytes, bad, size, &got),
+                 FZ_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(fz_decompress(s, size, d, bytes, &gpu, &got),
+                 FZ_ERR_INVALID_ARGUMENT);
+    CUDA_CHECK(cudaFree(d));
+    cases_run++;
+    free(data);
+    free(s);
+    free(bad);
+    free(out);
+}
+
+/* File streaming with the GPU backend makes the CPU's bytes. */
+static void group_files(void) {
+    const size_t n = 5 * 1000 * 1000 + 11, bytes = n * 8;
+    double *data = (double *)tu_xmalloc(bytes);
+    tu_fill(TU_GEN_SMOOTH, FZ_F64, data, n, 8);
+    const char *in = "test_gpu_pipeline_in.raw", *z = "test_gpu_pipeline.fz",
+               *outp = "test_gpu_pipeline_out.raw";
+    FILE *f = fopen(in, "wb");
+    CHECK(f && fwrite(data, 1, bytes, f) == bytes && fclose(f) == 0);
+    for (size_t i = 0; i < PC_CONFIG_COUNT; i++) {
+        const pc_config *c = &pc_configs[i];
+        if (c->dtype != FZ_F64)
+            continue;
+        tu_context("file %s", c->name);
+        fz_params p = pc_params(c, n);
+        p.exec = FZ_EXEC_GPU;
+        p.batch_kib = 8 << 10; /* 8 MiB file batches */
+        uint64_t zsize = 0, dsize = 0;
+        CHECK_OK(fz_compress_file(&p, in, z, NULL, NULL, &zsize));
+        p.exec = FZ_EXEC_CPU;
+        size_t ref_size = 0;
+        uint8_t *ref = tu_compress(&p, data, &ref_size);
+        uint8_t *got = (uint8_t *)tu_xmalloc(ref_size);
+        f = fopen(z, "rb");
+        CHECK(f && fread(got, 1, ref_size, f) == ref_size && fclose(f) == 0);
+        CHECK_EQ_U64(zsize, ref_size);
+        CHECK(memcmp(got, ref, ref_size) == 0);
+        fz_decode_options o = tu_decode_opts(0, 0);
+        o.exec = FZ_EXEC_GPU;
+        CHECK_OK(fz_decompress_file(z, outp, &o, NULL, NULL, &dsize));
+        CHECK_EQ_U64(dsize, bytes);
+        double *want = (double *)tu_xmalloc(bytes), *back = tu_xmalloc(bytes);
+        size_t w = 0;
+        CHECK_OK(fz_decompress(ref, ref_size, want, bytes, NULL, &w));
+        f = fopen(outp, "rb");
+        CHECK(f && fread(back, 1, bytes, f) == bytes && fclose(f) == 0);
+        CHECK(memcmp(back, want, bytes) == 0);
+        free(ref);
+        free(got);
+        free(want);
+        free(back);
+        cases_run++;
+    }
+    remove(in);
+    remove(z);
+    remove(outp);
+    free(data);
+}
+
+/* Default options on an array of many default batches (~600 MB). */
+static void group_large(void) {
+    const size_t n = ((size_t)600 << 20) / 4 + 3, bytes = n * 4;
+    float *data = (float *)host_alloc(bytes, 1);
+    tu_fill(TU_GEN_SMOOTH, FZ_F32, data, n, 6);
+    for (int mode = 0; mode < 2; mode++) {
+        tu_context("large, %s", mode ? "REL" : "lossless");
+        fz_params p = tu_params(FZ_F32, n, 0);
+        p.mode = mode ? FZ_MODE_REL : FZ_MODE_LOSSLESS;
+        p.bound = mode ? 1e-3 : 0.0;
+        size_t ref_size = 0, got = 0;
+        uint8_t *ref = tu_compress(&p, data, &ref_size);
+        float *want = (float *)tu_xmalloc(bytes);
+        CHECK_OK(fz_decompress(ref, ref_size, want, bytes, NULL, &got));
+        check_pipeline(&p, data, bytes, ref, ref_size, want, 0, 1, 1);
+        check_pipeline(&p, data, bytes, ref, ref_size, want, 0, 0, 0);
+        free(ref);
+        free(want);
+    }
+    host_free(data, 1);
+}
+
+typedef struct named_group {
+    const char *name;
+    void (*run)(void);
+} named_group;
+
+static const named_group groups[] = {
+    {"boundaries", group_boundaries}, {"streams", group_streams},
+    {"errors", group_errors},         {"files", group_files},
+    {"large", group_large},
+};
+
+int main(int argc, char **argv) {
+    if (fz_gpu_count() == 0) {
+        printf("test_gpu_pipeline: no usable CUDA GPU, skipped\n");
+        return 77;
+    }
+    const size_t count = sizeof groups / sizeof groups[0];
+    int found = argc < 2;
+    for (size_t i = 0; i < count; i++) {
+        if (argc < 2 || strcmp(argv[1], groups[i].name) == 0) {
+            found = 1;
+            groups[i].run();
+        }
+    }
+    if (!found) {
+        fprintf(stderr, "usage: %s [GROUP]; groups:", argv[0]);
+        for (size_t i = 0; i < count; i++)
+            fprintf(stderr, " %s", groups[i].name);
+        fprintf(stderr, "\n");
+        return 2;
+    }
+    printf("test_gpu_pipeline%s%s: %u cases passed\n", argc > 1 ? " " : "",
+           argc > 1 ? argv[1] : "", cases_run);
+    return 0;
+}
