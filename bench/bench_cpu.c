@@ -506,8 +506,10 @@ static void run_floatz(bench *b, const fzb_dataset *d, double memcpy_gbs,
         const char *name = fz_codec_name((fz_codec)id);
         if (!name)
             continue;
-        const int nmodes = id == FZ_CODEC_SLEEK ? 1 + (int)NREL : 1;
-        for (int m = 0; m < nmodes; m++) {
+        const int lossy = id == FZ_CODEC_SLEEK || id == FZ_CODEC_LORENZO;
+        const int nmodes = lossy ? 1 + (int)NREL : 1;
+        /* lorenzo has no lossless mode */
+        for (int m = id == FZ_CODEC_LORENZO; m < nmodes; m++) {
             fzb_row r;
             row_init(&r, d, memcpy_gbs);
             snprintf(r.codec, sizeof r.codec, "floatz-%s", name);

@@ -227,7 +227,7 @@ static void emit(Ctx &c, const fzb_row &r) {
 static void run_floatz(Ctx &c, DevData &dd) {
     for (uint32_t id = 1; id < 256; id++) {
         const char *name = fz_codec_name((fz_codec)id);
-        if (!name)
+        if (!name || id == FZ_CODEC_LORENZO) /* lossy only, no GPU yet */
             continue;
         const int nmodes = id == FZ_CODEC_SLEEK ? 1 + nrel : 1;
         fz_params p;
