@@ -717,7 +717,9 @@ static void print_lossy_verify(const cli_options *o, const verify_result *r) {
            o->mode == FZ_MODE_REL ? " (x the value range)" : " (absolute)");
     printf("bound effective:   %.17g%s\n", r->bound_effective,
            r->bound_effective > 0
-               ? " (enforced: a power of two <= the absolute bound)"
+               ? (o->codec == FZ_CODEC_LORENZO
+                      ? " (enforced: the absolute bound, every value checked)"
+                      : " (enforced: a power of two <= the absolute bound)")
                : " (stored lossless: every bit kept)");
     printf("value range:       %.17g (max - min of the finite values)\n",
            s->range);

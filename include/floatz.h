@@ -80,12 +80,16 @@ FZ_API const char *fz_status_string(fz_status status);
 typedef enum fz_dtype { FZ_F32 = 1, FZ_F64 = 2 } fz_dtype;
 
 typedef enum fz_codec {
-    FZ_CODEC_SLEEK = 1, /* SLEEK: exponent remap + per-subchunk bit packing */
-    FZ_CODEC_GFC = 2,   /* GFC: residuals against the previous subchunk,
-                           leading-zero-byte suppression; lossless only */
-    FZ_CODEC_FALCON = 3 /* Falcon: exact decimal scaling + adaptive bit-planes
-                           (lossless; codec_options[0] = values per chunk,
-                           1..1025, 0 = 1025) */
+    FZ_CODEC_SLEEK = 1,  /* SLEEK: exponent remap + per-subchunk bit packing */
+    FZ_CODEC_GFC = 2,    /* GFC: residuals against the previous subchunk,
+                            leading-zero-byte suppression; lossless only */
+    FZ_CODEC_FALCON = 3, /* Falcon: exact decimal scaling + adaptive
+                            bit-planes (lossless; codec_options[0] = values
+                            per chunk, 1..1025, 0 = 1025) */
+    FZ_CODEC_LORENZO = 4 /* cuSZ+-style dual quantization, 1-D/2-D/3-D
+                            Lorenzo prediction (from the shape), Huffman or
+                            run-length codes; ABS/REL only (lossless or a
+                            bound of 0: FZ_ERR_UNSUPPORTED) */
 } fz_codec;
 
 typedef enum fz_mode {
@@ -140,6 +144,8 @@ typedef struct fz_params {
  *         from the latest value of the same dimension in the previous
  *         subchunk of 32 values; [1] values per chunk, a multiple of 32
  *         up to 4194304 (0 = default, a function of the value count only).
+ *  - lorenzo: [0] quant-code radius 2..32768 (0 = default 512): residuals
+ *         of magnitude >= radius are stored as outliers.
  * fz_inspect() reports the values a stream was made with (never 0). */
 
 /* Fill *p with defaults for a 1-D array of n values: codec sleek, lossless,

@@ -2,7 +2,8 @@
  * Compression runs in batches of chunks: encode a batch in parallel into
  * scratch slots, fix the output offsets in chunk order, copy in parallel.
  * Memory stays bounded (about 256 KiB of slots per thread, at least two
- * chunks) whatever the input size, and
+ * chunks, at most 256 MiB of slots or one chunk) whatever the input size,
+ * and
  * the bytes never depend on the thread count. */
 #include <float.h>
 #include <math.h>
@@ -16,6 +17,9 @@
 /* Scratch per thread for a batch: 16 sleek chunks' worth; codecs with
  * larger chunks get fewer per batch, but at least 2. */
 #define BATCH_BYTES_PER_THREAD (16u * 16384u)
+/* ... and at most this many slot bytes per batch in all (one chunk at
+ * least): codecs with multi-MiB chunks keep memory bounded too. */
+#define BATCH_BYTES_MAX ((size_t)256 << 20)
 
 typedef struct batch_buffers {
     uint8_t *slots;
@@ -129,6 +133,8 @@ fz_status fz_cpu_compress(const fz_params *p, const fz_header *h0,
     const size_t slot = codec->encode_capacity(&h);
     uint64_t per_thread = BATCH_BYTES_PER_THREAD / h.chunk_bytes;
     uint64_t batch = (uint64_t)threads * (per_thread > 2 ? per_thread : 2);
+    if (batch > BATCH_BYTES_MAX / slot) /* big chunks: fewer at a time */
+        batch = BATCH_BYTES_MAX / slot > 0 ? BATCH_BYTES_MAX / slot : 1;
     if (batch > h.chunk_count)
         batch = h.chunk_count;
     batch_buffers b = {0};

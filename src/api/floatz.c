@@ -170,8 +170,10 @@ fz_status fz_header_from_params(const fz_params *p, fz_header *h) {
         p->mode == FZ_MODE_ABS ? codec->effective_bound(h, h->bound_bits) : 0;
     h->original_bytes = count * esize;
     /* codec_options -> codec_params (the codec may need the size) */
-    if (codec->check_params(h, p->codec_options) != FZS_OK)
-        return FZ_ERR_INVALID_ARGUMENT;
+    const int cs = codec->check_params(h, p->codec_options);
+    if (cs != FZS_OK) /* a mode the codec lacks: unsupported */
+        return cs == FZS_UNSUPPORTED ? FZ_ERR_UNSUPPORTED
+                                     : FZ_ERR_INVALID_ARGUMENT;
     h->chunk_bytes = codec->chunk_bytes(h);
     h->chunk_count = (h->original_bytes + h->chunk_bytes - 1) / h->chunk_bytes;
     return FZ_OK;

@@ -38,7 +38,8 @@ typedef struct fz_codec_cpu {
     /* Validate the caller's fz_params.codec_options and store the codec
      * parameters they imply in h->codec_params (h's dtype, mode and
      * original_bytes are set; chunk_bytes is asked for afterwards).
-     * FZS_OK or FZS_INVALID_ARGUMENT. */
+     * FZS_OK, FZS_INVALID_ARGUMENT, or FZS_UNSUPPORTED for a mode the
+     * codec does not offer. */
     int (*check_params)(fz_header *h, const int32_t options[4]);
 } fz_codec_cpu;
 
@@ -48,5 +49,6 @@ const fz_codec_cpu *fz_codec_cpu_find(uint32_t id);
 extern const fz_codec_cpu fz_sleek_cpu;
 extern const fz_codec_cpu fz_gfc_cpu;
 extern const fz_codec_cpu fz_falcon_cpu;
+extern const fz_codec_cpu fz_lorenzo_cpu;
 
 #endif /* FZ_CODEC_H */

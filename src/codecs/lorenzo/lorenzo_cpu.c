@@ -1,0 +1,467 @@
+/* Lorenzo codec, CPU backend: one chunk at a time (the driver runs chunks
+ * in parallel). Dual quantization (prequantize to integers, Lorenzo
+ * residuals on the integers), values the prequantization cannot bring
+ * within the bound stored exactly, then per chunk the smaller of a
+ * canonical Huffman coding (parallel-decodable sub-blocks) and a run-length
+ * coding of the quant codes. Layout: docs/FORMAT.md; design and the bound
+ * argument: docs/LORENZO.md. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/fz_hash.h"
+#include "../fz_codec.h"
+#include "lorenzo_huff.h"
+#include "lorenzo_xform.h"
+
+static double bound_of(const fz_header *h) {
+    double eb;
+    memcpy(&eb, &h->bound_eff_bits, sizeof eb);
+    return eb;
+}
+
+static uint32_t lorenzo_chunk_bytes(const fz_header *h) {
+    return lz_chunk_bytes(h);
+}
+
+/* The encoder writes a chunk only when it is smaller than the raw bytes
+ * (exact sizes are known before writing), else it stores them verbatim. */
+static size_t lorenzo_encode_capacity(const fz_header *h) {
+    return lz_chunk_bytes(h);
+}
+
+/* The enforced bound is the absolute bound itself: every value is checked
+ * against it during compression. */
+static uint64_t lorenzo_effective_bound(const fz_header *h, uint64_t abs_bits) {
+    (void)h;
+    return abs_bits;
+}
+
+static int lorenzo_check_header(const fz_header *h) {
+    const uint32_t r = h->codec_params[0];
+    if (h->codec_version != LZ_CODEC_VERSION || h->mode == 0 ||
+        h->bound_bits == 0 || r < LZ_RADIUS_MIN || r > LZ_RADIUS_MAX ||
+        h->codec_params[1] | h->codec_params[2] | h->codec_params[3] ||
+        h->chunk_bytes != lz_chunk_bytes(h))
+        return FZS_CORRUPT_HEADER;
+    if (h->mode == 1 && h->bound_eff_bits != h->bound_bits)
+        return FZS_CORRUPT_HEADER;
+    return FZS_OK;
+}
+
+/* Lossy only (lossless: use another codec); a bound of 0 is refused too.
+ * codec_options[0] = radius (0 = 512), others 0. */
+static int lorenzo_check_params(fz_header *h, const int32_t options[4]) {
+    if (h->mode == 0 || h->bound_bits == 0)
+        return FZS_UNSUPPORTED;
+    const int32_t r = options[0] ? options[0] : (int32_t)LZ_RADIUS_DEFAULT;
+    if (r < (int32_t)LZ_RADIUS_MIN || r > (int32_t)LZ_RADIUS_MAX ||
+        options[1] || options[2] || options[3])
+        return FZS_INVALID_ARGUMENT;
+    h->codec_params[0] = (uint32_t)r;
+    h->codec_params[1] = h->codec_params[2] = h->codec_params[3] = 0;
+    return FZS_OK;
+}
+
+/* --------------------------------------------------------- encoding */
+typedef struct lz_work {
+    int32_t *q;      /* prequantized values, then residuals */
+    uint16_t *codes; /* quant codes */
+    uint32_t *exc;   /* indices of exactly stored values */
+    uint64_t nexc;
+    uint32_t *out_idx; /* outliers */
+    int32_t *out_delta;
+    uint64_t nout;
+    lz_huff huff;
+} lz_work;
+
+static void work_free(lz_work *w) {
+    free(w->q);
+    free(w->codes);
+    free(w->exc);
+    free(w->out_idx);
+    free(w->out_delta);
+}
+
+static int work_alloc(lz_work *w, uint64_t n) {
+    memset(w, 0, sizeof *w);
+    const size_t m = (size_t)n ? (size_t)n : 1;
+    w->q = (int32_t *)malloc(m * sizeof(int32_t));
+    w->codes = (uint16_t *)malloc(m * sizeof(uint16_t));
+    w->exc = (uint32_t *)malloc(m * sizeof(uint32_t));
+    w->out_idx = (uint32_t *)malloc(m * sizeof(uint32_t));
+    w->out_delta = (int32_t *)malloc(m * sizeof(int32_t));
+    if (!w->q || !w->codes || !w->exc || !w->out_idx || !w->out_delta) {
+        work_free(w);
+        return 0;
+    }
+    return 1;
+}
+
+/* Prequantize every value; exceptions get q = 0. Returns the hash sum of
+ * the reconstruction (what the decoder will produce). */
+static uint32_t prequantize(const fz_header *h, const void *src, uint64_t n,
+                            lz_work *w) {
+    const double eb = bound_of(h), ebx2 = lz_ebx2(eb);
+    uint32_t sum = 0;
+    w->nexc = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        int32_t q = 0;
+        if (h->dtype == 1) {
+            uint32_t b;
+            memcpy(&b, (const uint8_t *)src + 4 * i, 4);
+            if (lz_prequant32(b, eb, ebx2, &q)) {
+                float r = lz_recon32(q, ebx2);
+                memcpy(&b, &r, 4);
+            } else {
+                w->exc[w->nexc++] = (uint32_t)i;
+            }
+            sum += fz_hash_value32(b, i);
+        } else {
+            uint64_t b;
+            memcpy(&b, (const uint8_t *)src + 8 * i, 8);
+            if (lz_prequant64(b, eb, ebx2, &q)) {
+                double r = lz_recon64(q, ebx2);
+                memcpy(&b, &r, 8);
+            } else {
+                w->exc[w->nexc++] = (uint32_t)i;
+            }
+            sum += fz_hash_value64(b, i);
+        }
+        w->q[i] = q;
+    }
+    return sum;
+}
+
+/* In place: v[i] -= v[i - stride] along one axis, except at tile starts.
+ * Applied along x, y, z this is the Lorenzo residual with zero padding
+ * outside the tile; right to left so each step reads unchanged values. */
+static void difference_axis(int32_t *v, uint64_t n, uint64_t stride,
+                            uint64_t extent, uint32_t tile) {
+    for (uint64_t i = n; i-- > 0;) {
+        const uint64_t c = (i / stride) % extent;
+        if (c % tile != 0)
+            v[i] -= v[i - stride];
+    }
+}
+
+/* Partial sums, the inverse of difference_axis (wrapping arithmetic:
+ * corrupt residuals give wrong values, never undefined behaviour). */
+static void prefix_axis(int32_t *v, uint64_t n, uint64_t stride,
+                        uint64_t extent, uint32_t tile) {
+    for (uint64_t i = 0; i < n; i++) {
+        const uint64_t c = (i / stride) % extent;
+        if (c % tile != 0)
+            v[i] = (int32_t)((uint32_t)v[i] + (uint32_t)v[i - stride]);
+    }
+}
+
+static void lorenzo_residuals(const lz_geom *g, int32_t *v, uint64_t n) {
+    difference_axis(v, n, 1, g->X, g->tx);
+    if (g->pd >= 2)
+        difference_axis(v, n, g->X, g->Y, g->ty);
+    if (g->pd >= 3)
+        difference_axis(v, n, g->X * g->Y, n / (g->X * g->Y) + 1, g->tz);
+}
+
+static void lorenzo_partial_sums(const lz_geom *g, int32_t *v, uint64_t n) {
+    prefix_axis(v, n, 1, g->X, g->tx);
+    if (g->pd >= 2)
+        prefix_axis(v, n, g->X, g->Y, g->ty);
+    if (g->pd >= 3)
+        prefix_axis(v, n, g->X * g->Y, n / (g->X * g->Y) + 1, g->tz);
+}
+
+static void quant_codes(lz_work *w, uint64_t n, uint32_t radius) {
+    w->nout = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint32_t c = lz_code_of(w->q[i], radius);
+        w->codes[i] = (uint16_t)c;
+        if (c == 0) {
+            w->out_idx[w->nout] = (uint32_t)i;
+            w->out_delta[w->nout++] = w->q[i];
+        }
+    }
+}
+
+/* Exact size of the run-length coding: u32 runs, then per run a u16
+ * symbol and the LEB128 length. */
+static uint64_t rle_size(const uint16_t *codes, uint64_t n, uint64_t *runs) {
+    uint64_t size = 4, r = 0;
+    for (uint64_t i = 0; i < n;) {
+        uint64_t j = i + 1;
+        while (j < n && codes[j] == codes[i])
+            j++;
+        size += 2 + lz_leb_bytes(j - i);
+        r++;
+        i = j;
+    }
+    *runs = r;
+    return size;
+}
+
+static uint8_t *write_rle(uint8_t *p, const uint16_t *codes, uint64_t n,
+                          uint64_t runs) {
+    fz_store32(p, (uint32_t)runs);
+    p += 4;
+    for (uint64_t i = 0; i < n;) {
+        uint64_t j = i + 1;
+        while (j < n && codes[j] == codes[i])
+            j++;
+        fz_store16(p, codes[i]);
+        p += 2;
+        for (uint64_t len = j - i; len >= 128; len >>= 7)
+            *p++ = (uint8_t)(0x80 | (len & 0x7F));
+        *p++ = (uint8_t)((j - i) >> (7 * (lz_leb_bytes(j - i) - 1)));
+        i = j;
+    }
+    return p;
+}
+
+static uint8_t *write_lists(uint8_t *p, const fz_header *h, const void *src,
+                            const lz_work *w) {
+    const uint32_t es = fz_dtype_size(h->dtype);
+    for (uint64_t k = 0; k < w->nout; k++, p += LZ_OUTLIER_BYTES) {
+        fz_store32(p, w->out_idx[k]);
+        fz_store32(p + 4, (uint32_t)w->out_delta[k]);
+    }
+    for (uint64_t k = 0; k < w->nexc; k++, p += 4 + es) {
+        fz_store32(p, w->exc[k]);
+        memcpy(p + 4, (const uint8_t *)src + (size_t)w->exc[k] * es, es);
+    }
+    return p;
+}
+
+static size_t encode_chunk(const fz_header *h, const void *src, uint64_t n,
+                           uint8_t *dst, uint32_t *checksum, lz_work *w) {
+    const uint32_t es = fz_dtype_size(h->dtype);
+    const uint32_t radius = h->codec_params[0];
+    const uint64_t raw = n * es;
+    const lz_geom g = lz_geometry(h);
+    const uint32_t sum = prequantize(h, src, n, w);
+    *checksum = fz_hash_final(sum, raw / 4);
+    if (bound_of(h) == 0.0) /* REL of constant data: nothing to gain */
+        goto verbatim;
+    lorenzo_residuals(&g, w->q, n);
+    quant_codes(w, n, radius);
+
+    uint64_t runs;
+    const uint64_t lists =
+        LZ_CHUNK_HEAD + w->nout * LZ_OUTLIER_BYTES + w->nexc * (4 + es);
+    const uint64_t rle = rle_size(w->codes, n, &runs);
+    if (lists + (rle < 8 ? rle : 8) >= raw) /* cheap early exit */
+        goto verbatim;
+    const uint64_t huff = lz_huff_plan(&w->huff, w->codes, n);
+    const int use_rle = rle < huff;
+    const uint64_t total = lists + (use_rle ? rle : huff);
+    if (total >= raw)
+        goto verbatim;
+    dst[0] = (uint8_t)(use_rle ? LZ_FLOW_RLE : LZ_FLOW_HUFFMAN);
+    dst[1] = dst[2] = dst[3] = 0;
+    fz_store32(dst + 4, (uint32_t)w->nout);
+    fz_store32(dst + 8, (uint32_t)w->nexc);
+    uint8_t *p = write_lists(dst + LZ_CHUNK_HEAD, h, src, w);
+    if (use_rle)
+        write_rle(p, w->codes, n, runs);
+    else
+        lz_huff_write(&w->huff, w->codes, n, p);
+    return (size_t)total;
+verbatim: /* the input itself: exact, so its own checksum */
+    memcpy(dst, src, (size_t)raw);
+    *checksum = fz_hash_bytes((const uint8_t *)src, raw);
+    return (size_t)raw;
+}
+
+static size_t lorenzo_encode_chunk(const fz_header *h, const void *src,
+                                   uint64_t nvalues, uint8_t *dst,
+                                   uint32_t *checksum) {
+    lz_work w;
+    if (!work_alloc(&w, nvalues) ||
+        !lz_huff_alloc(&w.huff, nvalues, 2 * h->codec_params[0])) {
+        /* no memory: the raw bytes are a valid chunk */
+        work_free(&w);
+        memcpy(dst, src, (size_t)(nvalues * fz_dtype_size(h->dtype)));
+        *checksum = fz_hash_bytes((const uint8_t *)src,
+                                  nvalues * fz_dtype_size(h->dtype));
+        return (size_t)(nvalues * fz_dtype_size(h->dtype));
+    }
+    size_t size = encode_chunk(h, src, nvalues, dst, checksum, &w);
+    lz_huff_free(&w.huff);
+    work_free(&w);
+    return size;
+}
+
+/* --------------------------------------------------------- decoding */
+static int read_rle(const uint8_t *p, const uint8_t *end, uint16_t *codes,
+                    uint64_t n, uint32_t nsym) {
+    if (end - p < 4)
+        return FZS_CORRUPT_CHUNK;
+    const uint64_t runs = fz_load32(p);
+    p += 4;
+    uint64_t at = 0;
+    uint32_t prev = UINT32_MAX;
+    for (uint64_t r = 0; r < runs; r++) {
+        if (end - p < 3)
+            return FZS_CORRUPT_CHUNK;
+        const uint32_t sym = fz_load16(p);
+        p += 2;
+        uint64_t len = 0;
+        uint32_t k = 0;
+        for (;; k++) {
+            if (p == end || k == 5)
+                return FZS_CORRUPT_CHUNK;
+            const uint8_t b = *p++;
+            len |= (uint64_t)(b & 0x7F) << (7 * k);
+            if (!(b & 0x80)) {
+                if (b == 0 && k > 0) /* not minimal */
+                    return FZS_CORRUPT_CHUNK;
+                break;
+            }
+        }
+        if (sym >= nsym || sym == prev || len == 0 || len > n - at)
+            return FZS_CORRUPT_CHUNK;
+        for (uint64_t i = 0; i < len; i++)
+            codes[at + i] = (uint16_t)sym;
+        at += len;
+        prev = sym;
+    }
+    return at == n && p == end ? FZS_OK : FZS_CORRUPT_CHUNK;
+}
+
+/* Outliers and exceptions: indices strictly increasing and in range;
+ * outlier residuals outside the radius (else they would be codes). */
+static int check_lists(const uint8_t *p, uint64_t nout, uint64_t nexc,
+                       uint64_t n, uint32_t es, uint32_t radius) {
+    int64_t prev = -1;
+    for (uint64_t k = 0; k < nout; k++, p += LZ_OUTLIER_BYTES) {
+        const int64_t idx = fz_load32(p);
+        const int32_t delta = (int32_t)fz_load32(p + 4);
+        if (idx <= prev || (uint64_t)idx >= n || lz_code_of(delta, radius))
+            return FZS_CORRUPT_CHUNK;
+        prev = idx;
+    }
+    prev = -1;
+    for (uint64_t k = 0; k < nexc; k++, p += 4 + es) {
+        const int64_t idx = fz_load32(p);
+        if (idx <= prev || (uint64_t)idx >= n)
+            return FZS_CORRUPT_CHUNK;
+        prev = idx;
+    }
+    return FZS_OK;
+}
+
+/* Residuals from codes and outliers: code 0 exactly at the outliers. */
+static int residuals_of(const uint16_t *codes, const uint8_t *outliers,
+                        uint64_t nout, uint64_t n, uint32_t radius,
+                        int32_t *v) {
+    uint64_t zeros = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        zeros += codes[i] == 0;
+        v[i] = (int32_t)codes[i] - (int32_t)radius;
+    }
+    if (zeros != nout)
+        return FZS_CORRUPT_CHUNK;
+    for (uint64_t k = 0; k < nout; k++) {
+        const uint8_t *o = outliers + k * LZ_OUTLIER_BYTES;
+        const uint32_t idx = fz_load32(o);
+        if (codes[idx] != 0)
+            return FZS_CORRUPT_CHUNK;
+        v[idx] = (int32_t)fz_load32(o + 4);
+    }
+    return FZS_OK;
+}
+
+/* Values from q, then the exact values; q is 0 where they go. */
+static int write_values(const fz_header *h, const int32_t *q, uint64_t n,
+                        const uint8_t *exc, uint64_t nexc, void *dst) {
+    const uint32_t es = fz_dtype_size(h->dtype);
+    const double ebx2 = lz_ebx2(bound_of(h));
+    for (uint64_t i = 0; i < n; i++) {
+        if (!(q[i] < (int32_t)LZ_Q_LIMIT && q[i] > -(int32_t)LZ_Q_LIMIT))
+            return FZS_CORRUPT_CHUNK;
+        if (es == 4) {
+            const float r = lz_recon32(q[i], ebx2);
+            memcpy((uint8_t *)dst + 4 * i, &r, 4);
+        } else {
+            const double r = lz_recon64(q[i], ebx2);
+            memcpy((uint8_t *)dst + 8 * i, &r, 8);
+        }
+    }
+    for (uint64_t k = 0; k < nexc; k++) {
+        const uint8_t *e = exc + k * (4 + es);
+        const uint32_t idx = fz_load32(e);
+        if (q[idx] != 0)
+            return FZS_CORRUPT_CHUNK;
+        memcpy((uint8_t *)dst + (size_t)idx * es, e + 4, es);
+    }
+    return FZS_OK;
+}
+
+typedef struct lz_decode_work {
+    uint16_t *codes;
+    int32_t *v;
+    uint8_t *len;
+    uint32_t *syms;
+} lz_decode_work;
+
+static int decode_chunk(const fz_header *h, const uint8_t *src, size_t size,
+                        void *dst, uint64_t n, const lz_decode_work *w) {
+    uint16_t *codes = w->codes;
+    int32_t *v = w->v;
+    const uint32_t es = fz_dtype_size(h->dtype);
+    const uint32_t radius = h->codec_params[0];
+    if (size < LZ_CHUNK_HEAD || src[0] > LZ_FLOW_RLE || src[1] || src[2] ||
+        src[3] || bound_of(h) == 0.0)
+        return FZS_CORRUPT_CHUNK;
+    const uint64_t nout = fz_load32(src + 4), nexc = fz_load32(src + 8);
+    const uint64_t lists = nout * LZ_OUTLIER_BYTES + nexc * (4 + es);
+    if (nout > n || nexc > n || size - LZ_CHUNK_HEAD < lists)
+        return FZS_CORRUPT_CHUNK;
+    const uint8_t *outliers = src + LZ_CHUNK_HEAD;
+    const uint8_t *exc = outliers + nout * LZ_OUTLIER_BYTES;
+    const uint8_t *payload = src + LZ_CHUNK_HEAD + lists;
+    int s = check_lists(outliers, nout, nexc, n, es, radius);
+    if (s == FZS_OK)
+        s = src[0] == LZ_FLOW_RLE
+                ? read_rle(payload, src + size, codes, n, 2 * radius)
+                : lz_huff_read(payload, (size_t)(src + size - payload), codes,
+                               n, 2 * radius, w->len, w->syms);
+    if (s == FZS_OK)
+        s = residuals_of(codes, outliers, nout, n, radius, v);
+    if (s != FZS_OK)
+        return s;
+    const lz_geom g = lz_geometry(h);
+    lorenzo_partial_sums(&g, v, n);
+    return write_values(h, v, n, exc, nexc, dst);
+}
+
+static int lorenzo_decode_chunk(const fz_header *h, const uint8_t *src,
+                                size_t size, void *dst, uint64_t nvalues) {
+    const size_t m = (size_t)nvalues ? (size_t)nvalues : 1;
+    const size_t nsym = 2 * (size_t)h->codec_params[0];
+    lz_decode_work w;
+    w.codes = (uint16_t *)malloc(m * sizeof(uint16_t));
+    w.v = (int32_t *)malloc(m * sizeof(int32_t));
+    w.len = (uint8_t *)malloc(nsym);
+    w.syms = (uint32_t *)malloc(nsym * sizeof(uint32_t));
+    int s = w.codes && w.v && w.len && w.syms
+                ? decode_chunk(h, src, size, dst, nvalues, &w)
+                : FZS_OUT_OF_MEMORY;
+    free(w.codes);
+    free(w.v);
+    free(w.len);
+    free(w.syms);
+    return s;
+}
+
+const fz_codec_cpu fz_lorenzo_cpu = {
+    LZ_CODEC_ID,
+    LZ_CODEC_VERSION,
+    "lorenzo",
+    lorenzo_chunk_bytes,
+    lorenzo_encode_capacity,
+    lorenzo_check_header,
+    lorenzo_effective_bound,
+    lorenzo_encode_chunk,
+    lorenzo_decode_chunk,
+    lorenzo_check_params,
+};

@@ -1,0 +1,240 @@
+/* Lorenzo codec (cuSZ+-style dual quantization), the parts shared by the
+ * CPU and GPU backends: chunk geometry, prequantization and its exact
+ * bound check, tile-local Lorenzo differencing rules, the chunk layout and
+ * the canonical Huffman code rules. Everything here is deterministic:
+ * integer arithmetic, or IEEE binary64 operations that round the same way
+ * on every conforming host and GPU (no FMA contraction: the host builds
+ * with -ffp-contract=off, nvcc with -fmad=false). docs/LORENZO.md has the
+ * design and the error-bound argument; docs/FORMAT.md the byte layout. */
+#ifndef LORENZO_XFORM_H
+#define LORENZO_XFORM_H
+
+#include <math.h>
+#include <string.h>
+
+#include "../../format/fz_container.h"
+
+#define LZ_CODEC_ID 4u
+#define LZ_CODEC_VERSION 1u
+
+/* Quant-code radius (codec_options[0]): codes are delta + radius for
+ * |delta| < radius, 0 marks an outlier. The alphabet has 2 radius codes. */
+#define LZ_RADIUS_DEFAULT 512u
+#define LZ_RADIUS_MIN 2u
+#define LZ_RADIUS_MAX 32768u
+
+/* |q| < 2^27 keeps every Lorenzo residual (at most 8 terms) and every
+ * partial prefix sum inside int32. */
+#define LZ_Q_LIMIT 134217728.0 /* 2^27 */
+
+/* Tiles: 1-D 256 values; 2-D 16 x 16; 3-D 32 x 8 x 8 (x fastest). */
+#define LZ_TILE1 256u
+#define LZ_TILE2 16u
+#define LZ_TILE3X 32u
+#define LZ_TILE3Y 8u
+#define LZ_TILE3Z 8u
+
+/* Chunks are whole tile slabs: about LZ_CHUNK_TARGET bytes, and at most
+ * LZ_SLAB_MAX bytes for one slab (above it the predictor drops a
+ * dimension, see lz_geometry). */
+#define LZ_CHUNK_TARGET (2u << 20)
+#define LZ_SLAB_MAX (64u << 20)
+
+/* Huffman: code lengths <= LZ_HUFF_MAXLEN, chunk code stream split into
+ * sub-blocks of LZ_SUB_SYMBOLS codes, each byte-aligned, for parallel
+ * decoding. */
+#define LZ_HUFF_MAXLEN 20u
+#define LZ_SUB_SYMBOLS 4096u
+
+/* Chunk header: u8 workflow, u8 0, u16 0, u32 outliers, u32 exceptions. */
+#define LZ_CHUNK_HEAD 12u
+#define LZ_FLOW_HUFFMAN 0u
+#define LZ_FLOW_RLE 1u
+#define LZ_OUTLIER_BYTES 8u /* u32 index, i32 delta */
+
+/* The predictor and the chunk slab of a header. The data is viewed as
+ * X (fastest) x Y x Z with dims beyond the predictor's merged into the
+ * slowest one. */
+typedef struct lz_geom {
+    uint32_t pd;          /* predictor dimensions 1..3 */
+    uint64_t X, Y, Z;     /* view extents (Y = Z = 1 below pd) */
+    uint32_t tx, ty, tz;  /* tile extents */
+    uint64_t unit_values; /* values in one slab of tiles */
+} lz_geom;
+
+static FZ_HD lz_geom lz_geom_for(const fz_header *h, uint32_t pd) {
+    lz_geom g;
+    uint64_t n = 1;
+    for (int d = 0; d < 4; d++)
+        n *= h->dims[d];
+    g.pd = pd;
+    g.tx = pd == 1 ? LZ_TILE1 : pd == 2 ? LZ_TILE2 : LZ_TILE3X;
+    g.ty = pd == 1 ? 1u : pd == 2 ? LZ_TILE2 : LZ_TILE3Y;
+    g.tz = pd == 3 ? LZ_TILE3Z : 1u;
+    g.X = pd == 1 ? n : h->dims[0];
+    g.Y = pd == 1 ? 1 : pd == 2 ? (g.X ? n / g.X : 0) : h->dims[1];
+    g.Z = pd == 3 && g.X && g.Y ? n / (g.X * g.Y) : 1;
+    g.unit_values = pd == 1   ? LZ_TILE1
+                    : pd == 2 ? (uint64_t)LZ_TILE2 * g.X
+                              : (uint64_t)LZ_TILE3Z * g.X * g.Y;
+    return g;
+}
+
+/* The header's shape decides the predictor: min(ndims, 3) dimensions
+ * (4-D: the two slowest merged), one fewer while a slab of tiles would
+ * exceed LZ_SLAB_MAX bytes; empty arrays use 1-D. */
+static FZ_HD lz_geom lz_geometry(const fz_header *h) {
+    const uint32_t es = fz_dtype_size(h->dtype);
+    uint32_t pd = h->ndims < 3 ? h->ndims : 3u;
+    if (h->original_bytes == 0)
+        pd = 1;
+    lz_geom g = lz_geom_for(h, pd);
+    while (g.pd > 1 && g.unit_values * es > LZ_SLAB_MAX)
+        g = lz_geom_for(h, g.pd - 1);
+    return g;
+}
+
+/* Uncompressed bytes per chunk: whole slabs, about LZ_CHUNK_TARGET. */
+static FZ_HD uint32_t lz_chunk_bytes(const fz_header *h) {
+    const uint32_t es = fz_dtype_size(h->dtype);
+    const lz_geom g = lz_geometry(h);
+    const uint64_t unit = g.unit_values * es;
+    const uint64_t k = unit >= LZ_CHUNK_TARGET ? 1 : LZ_CHUNK_TARGET / unit;
+    return (uint32_t)(unit * k);
+}
+
+/* Local coordinates of value i of a chunk (chunks start on slab
+ * boundaries, so tile boundaries are the multiples of the tile extents). */
+static FZ_HD void lz_coords(const lz_geom *g, uint64_t i, uint64_t *x,
+                            uint64_t *y, uint64_t *z) {
+    *x = i % g->X;
+    *y = (i / g->X) % g->Y;
+    *z = i / (g->X * g->Y);
+}
+
+/* ------------------------------------------------- prequantization */
+/* 2 eb, clamped to the largest double when it overflows (then every
+ * finite value within eb of 0 quantizes to 0 and reconstructs as 0). */
+static FZ_HD double lz_ebx2(double eb) {
+    const double twice = 2.0 * eb;
+    return twice <= 1.7976931348623157e308 ? twice : 1.7976931348623157e308;
+}
+
+/* |r - d| <= eb exactly (not only after rounding the difference): with
+ * s = fl(r - d) and its exact rounding error e (TwoSum, exact for any
+ * finite r, d without overflow), r - d = s + e and |e| <= ulp(s) / 2. */
+static FZ_HD int lz_within(double r, double d, double eb) {
+    const double s = r - d;
+    const double as = s < 0 ? -s : s;
+    if (!(as <= eb)) /* NaN or overflow included */
+        return 0;
+    if (as < eb)
+        return 1; /* as <= pred(eb): as + ulp/2 < eb */
+    const double bv = s - r;
+    const double av = s - bv;
+    const double e = (r - av) + (-d - bv);
+    return s > 0 ? e <= 0 : e >= 0;
+}
+
+/* Reconstruction of integer q: q x 2eb in binary64, then rounded to the
+ * dtype. The encoder checks exactly this value, the decoder computes it. */
+static FZ_HD double lz_recon64(int32_t q, double ebx2) {
+    return (double)q * ebx2;
+}
+static FZ_HD float lz_recon32(int32_t q, double ebx2) {
+    return (float)((double)q * ebx2);
+}
+
+/* Prequantize one value: 1 and *q = round(d / 2eb) when the
+ * reconstruction is within eb; 0 (store the value exactly) for NaN,
+ * infinities, subnormals, -0.0, |d / 2eb| >= 2^27 and any value whose
+ * reconstruction misses the bound. */
+static FZ_HD int lz_prequant64(uint64_t bits, double eb, double ebx2,
+                               int32_t *q) {
+    const uint64_t ex = (bits >> 52) & 0x7FF;
+    if (ex == 0x7FF || (ex == 0 && (bits << 1) != 0) ||
+        bits == 0x8000000000000000ull)
+        return 0;
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    const double x = d / ebx2;
+    if (!(x < LZ_Q_LIMIT && x > -LZ_Q_LIMIT))
+        return 0;
+    const int32_t qi = (int32_t)round(x);
+    if (!lz_within(lz_recon64(qi, ebx2), d, eb))
+        return 0;
+    *q = qi;
+    return 1;
+}
+
+static FZ_HD int lz_prequant32(uint32_t bits, double eb, double ebx2,
+                               int32_t *q) {
+    const uint32_t ex = (bits >> 23) & 0xFF;
+    if (ex == 0xFF || (ex == 0 && (bits << 1) != 0) || bits == 0x80000000u)
+        return 0;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    const double d = (double)f;
+    const double x = d / ebx2;
+    if (!(x < LZ_Q_LIMIT && x > -LZ_Q_LIMIT))
+        return 0;
+    const int32_t qi = (int32_t)round(x);
+    const float r = lz_recon32(qi, ebx2);
+    if (!lz_within((double)r, d, eb))
+        return 0;
+    *q = qi;
+    return 1;
+}
+
+/* Quant code of a residual: delta + radius inside the radius, else 0. */
+static FZ_HD uint32_t lz_code_of(int32_t delta, uint32_t radius) {
+    return delta > -(int32_t)radius && delta < (int32_t)radius
+               ? (uint32_t)(delta + (int32_t)radius)
+               : 0u;
+}
+
+/* ------------------------------------------------------ RLE sizes */
+static FZ_HD uint32_t lz_leb_bytes(uint64_t v) {
+    uint32_t n = 1;
+    while (v >= 128) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+/* ------------------------------------------- canonical Huffman codes */
+/* Bytes of the code-length table for symbols lo..hi (5 bits each). */
+static FZ_HD uint32_t lz_lengths_bytes(uint32_t lo, uint32_t hi) {
+    return (5u * (hi - lo + 1) + 7) / 8;
+}
+
+static FZ_HD uint64_t lz_sub_count(uint64_t n) {
+    return (n + LZ_SUB_SYMBOLS - 1) / LZ_SUB_SYMBOLS;
+}
+
+/* Canonical codes from lengths (len[s] = 0: unused): codes of one length
+ * are consecutive in symbol order, shorter codes numerically first.
+ * first[l] = first code of length l, base[l] = index in the symbol order
+ * of the first symbol of length l, count[l] = symbols of length l.
+ * Returns the Kraft sum scaled by 2^LZ_HUFF_MAXLEN. */
+static FZ_HD uint64_t lz_canonical(const uint8_t *len, uint32_t nsym,
+                                   uint32_t *count, uint32_t *first,
+                                   uint32_t *base) {
+    uint64_t kraft = 0;
+    for (uint32_t l = 0; l <= LZ_HUFF_MAXLEN; l++)
+        count[l] = 0;
+    for (uint32_t s = 0; s < nsym; s++)
+        count[len[s]]++;
+    uint32_t code = 0, idx = 0;
+    for (uint32_t l = 1; l <= LZ_HUFF_MAXLEN; l++) {
+        first[l] = code;
+        base[l] = idx;
+        code = (code + count[l]) << 1;
+        idx += count[l];
+        kraft += (uint64_t)count[l] << (LZ_HUFF_MAXLEN - l);
+    }
+    return kraft;
+}
+
+#endif /* LORENZO_XFORM_H */

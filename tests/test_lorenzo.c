@@ -1,0 +1,664 @@
+/* Lorenzo codec (CPU) through the public API, plus unit tests of its
+ * Huffman stage through the shared header. Every round trip checks, value
+ * by value in double precision:
+ *  - a finite, normal, non-negative-zero original decodes within the
+ *    requested absolute bound (ABS: the bound; REL: bound x (max - min) of
+ *    the finite values, computed here) and within the effective bound;
+ *  - NaN (any payload), infinities, subnormals and -0.0 decode bit for bit;
+ *  - skipping the checksums decodes the same bytes.
+ * Inputs: generators and adversarial values (half-way points of the
+ * quantizer, huge and tiny magnitudes, extreme bounds) in 1-D/2-D/3-D/4-D
+ * shapes that are not multiples of the tiles. Also CPU determinism over
+ * thread counts, corrupted and truncated streams, invalid parameters.
+ * Run all groups, or one: test_lorenzo GROUP. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/codecs/lorenzo/lorenzo_huff.h"
+#include "test_util.h"
+
+static unsigned cases_run;
+
+static uint64_t dbits(double d) {
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+
+static uint64_t bits_at(fz_dtype t, const void *a, size_t i) {
+    if (t == FZ_F32) {
+        uint32_t b;
+        memcpy(&b, (const uint8_t *)a + 4 * i, 4);
+        return b;
+    }
+    uint64_t b;
+    memcpy(&b, (const uint8_t *)a + 8 * i, 8);
+    return b;
+}
+
+static double value_at(fz_dtype t, const void *a, size_t i) {
+    if (t == FZ_F32) {
+        float f;
+        memcpy(&f, (const uint8_t *)a + 4 * i, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, (const uint8_t *)a + 8 * i, 8);
+    return d;
+}
+
+static void set_value(fz_dtype t, void *a, size_t i, double v) {
+    if (t == FZ_F32) {
+        float f = (float)v;
+        memcpy((uint8_t *)a + 4 * i, &f, 4);
+    } else {
+        memcpy((uint8_t *)a + 8 * i, &v, 8);
+    }
+}
+
+static void set_bits(fz_dtype t, void *a, size_t i, uint64_t b) {
+    if (t == FZ_F32) {
+        uint32_t b32 = (uint32_t)b;
+        memcpy((uint8_t *)a + 4 * i, &b32, 4);
+    } else {
+        memcpy((uint8_t *)a + 8 * i, &b, 8);
+    }
+}
+
+/* NaN, infinity, subnormal or -0.0: must come back bit for bit. */
+static int exact_kind(fz_dtype t, uint64_t b) {
+    if (t == FZ_F32)
+        return (b & 0x7F800000u) == 0x7F800000u ||
+               ((b & 0x7F800000u) == 0 && (b & 0x007FFFFFu) != 0) ||
+               b == 0x80000000u;
+    return (b & 0x7FF0000000000000ull) == 0x7FF0000000000000ull ||
+           ((b & 0x7FF0000000000000ull) == 0 &&
+            (b & 0x000FFFFFFFFFFFFFull) != 0) ||
+           b == 0x8000000000000000ull;
+}
+
+/* REL: bound x (max - min) of the finite values, as the library defines
+ * it (0 without finite values); ABS: the bound. */
+static double requested_abs(const fz_params *p, const void *src, size_t n) {
+    if (p->mode == FZ_MODE_ABS)
+        return p->bound;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double v = value_at(p->dtype, src, i);
+        if (isfinite(v)) {
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+    }
+    if (!(hi >= lo))
+        return 0.0;
+    double range = hi - lo;
+    if (isinf(range))
+        return 2.0 * (p->bound * (0.5 * hi - 0.5 * lo));
+    return p->bound * range;
+}
+
+static void check_values(fz_dtype t, const void *src, const void *out, size_t n,
+                         double abs_b, double eff) {
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t a = bits_at(t, src, i), b = bits_at(t, out, i);
+        const double o = value_at(t, src, i), d = value_at(t, out, i);
+        char detail[300];
+        snprintf(detail, sizeof detail,
+                 "value %zu: original %.17g (0x%llx) decoded %.17g (0x%llx), "
+                 "bound %.17g, effective %.17g",
+                 i, o, (unsigned long long)a, d, (unsigned long long)b, abs_b,
+                 eff);
+        if (exact_kind(t, a)) {
+            if (a != b)
+                tu_fail(__FILE__, __LINE__, "special value kept bit for bit",
+                        detail);
+            continue;
+        }
+        const double err = fabs(d - o);
+        if (!isfinite(d) || !(err <= abs_b) || !(err <= eff))
+            tu_fail(__FILE__, __LINE__, "|decoded - original| <= bound",
+                    detail);
+    }
+}
+
+/* Compress, inspect, decode (both checksum settings), check every value.
+ * Returns the stream (free it) and its size. */
+static uint8_t *round_trip(const fz_params *p, const void *src, size_t *size) {
+    uint64_t n = 0, bytes = 0;
+    size_t cap = 0, got = 0;
+    CHECK_OK(fz_params_count(p, &n, &bytes));
+    CHECK_OK(fz_compress_bound(p, &cap));
+    tu_buf s = tu_buf_alloc(cap);
+    CHECK_OK(fz_compress(p, src, (size_t)bytes, s.data, cap, size));
+    CHECK(tu_guard_intact(&s));
+    fz_info info;
+    CHECK_OK(fz_inspect(s.data, *size, &info));
+    CHECK(info.params.codec == FZ_CODEC_LORENZO);
+    CHECK_EQ_U64(info.params.codec_options[0],
+                 p->codec_options[0] ? p->codec_options[0] : 512);
+    CHECK_EQ_U64(info.compressed_bytes, *size);
+    const double abs_b = requested_abs(p, src, (size_t)n);
+    if (p->mode == FZ_MODE_ABS)
+        CHECK_EQ_U64(dbits(info.bound_effective), dbits(p->bound));
+    CHECK(info.bound_effective <= abs_b);
+    tu_buf out = tu_buf_alloc((size_t)bytes);
+    CHECK_OK(fz_decompress(s.data, *size, out.data, (size_t)bytes, NULL, &got));
+    CHECK_EQ_U64(got, bytes);
+    CHECK(tu_guard_intact(&out));
+    check_values(p->dtype, src, out.data, (size_t)n, abs_b,
+                 info.bound_effective);
+    tu_buf again = tu_buf_alloc((size_t)bytes);
+    fz_decode_options o = tu_decode_opts(3, FZ_DECODE_SKIP_CHECKSUM);
+    CHECK_OK(fz_decompress(s.data, *size, again.data, (size_t)bytes, &o, &got));
+    CHECK(memcmp(again.data, out.data, (size_t)bytes) == 0);
+    tu_buf_free(&again);
+    tu_buf_free(&out);
+    uint8_t *stream = (uint8_t *)tu_xmalloc(*size);
+    memcpy(stream, s.data, *size);
+    tu_buf_free(&s);
+    cases_run++;
+    return stream;
+}
+
+static fz_params lz_params(fz_dtype t, uint32_t ndims, const uint64_t *dims,
+                           fz_mode mode, double bound) {
+    fz_params p = tu_params(t, 1, 0);
+    CHECK_OK(fz_params_set_shape(&p, ndims, dims));
+    p.codec = FZ_CODEC_LORENZO;
+    p.mode = mode;
+    p.bound = bound;
+    return p;
+}
+
+static double case_ratio(const fz_params *p, const void *src) {
+    size_t size = 0;
+    uint64_t bytes = 0;
+    free(round_trip(p, src, &size));
+    CHECK_OK(fz_params_count(p, NULL, &bytes));
+    return size ? (double)bytes / (double)size : 0;
+}
+
+static const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
+
+/* Shapes: not multiples of the tiles, degenerate extents, 4-D. */
+typedef struct shape {
+    uint32_t nd;
+    uint64_t d[4];
+} shape;
+static const shape shapes[] = {
+    {1, {1, 1, 1, 1}},    {1, {0, 1, 1, 1}},     {1, {7, 1, 1, 1}},
+    {1, {257, 1, 1, 1}},  {1, {70001, 1, 1, 1}}, {2, {16, 17, 1, 1}},
+    {2, {1, 1, 1, 1}},    {2, {1, 300, 1, 1}},   {2, {300, 1, 1, 1}},
+    {2, {129, 65, 1, 1}}, {3, {1, 1, 1, 1}},     {3, {33, 9, 17, 1}},
+    {3, {32, 8, 8, 1}},   {3, {2, 3, 100, 1}},   {3, {65, 40, 21, 1}},
+    {4, {9, 10, 11, 3}},  {3, {0, 5, 5, 1}},
+};
+
+static uint64_t shape_count(const shape *s) {
+    return s->d[0] * s->d[1] * s->d[2] * s->d[3];
+}
+
+/* ---------------------------------------------------------- groups */
+static void group_generators(void) {
+    const double bounds[] = {1e-1, 1e-3, 1e-5};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int ti = 0; ti < 2; ti++)
+            for (int g = 0; g < TU_GEN_COUNT; g++)
+                for (int m = 1; m <= 2; m++)
+                    for (int bi = 0; bi < 3; bi++) {
+                        const shape *s = &shapes[si];
+                        const size_t n = (size_t)shape_count(s);
+                        const fz_dtype t = dtypes[ti];
+                        void *src = tu_xmalloc(n * tu_dtype_size(t));
+                        tu_fill((tu_gen)g, t, src, n, 11 + si);
+                        tu_context("shape %zu (%ud) %s %s mode %d bound %g", si,
+                                   s->nd, tu_dtype_name(t),
+                                   tu_gen_name((tu_gen)g), m, bounds[bi]);
+                        fz_params p =
+                            lz_params(t, s->nd, s->d, (fz_mode)m, bounds[bi]);
+                        case_ratio(&p, src);
+                        free(src);
+                    }
+}
+
+/* Values exactly half-way between quantizer steps, and their
+ * neighbours, where round(d / 2eb) x 2eb can miss the bound by rounding. */
+static void group_adversarial(void) {
+    const double ebs[] = {1e-3, 0.1, 3.0, 1e-30, 7.7e-7, 1e10};
+    for (int ti = 0; ti < 2; ti++)
+        for (size_t bi = 0; bi < sizeof ebs / sizeof ebs[0]; bi++) {
+            const fz_dtype t = dtypes[ti];
+            const double eb = ebs[bi];
+            const size_t n = 6000;
+            void *src = tu_xmalloc(n * tu_dtype_size(t));
+            tu_rng r = tu_rng_make(bi * 7 + (uint64_t)ti);
+            for (size_t i = 0; i < n; i++) {
+                double k = (double)((int64_t)tu_below(&r, 2000000) - 1000000);
+                double v = (k + 0.5) * 2 * eb;
+                if (i % 3 == 1)
+                    v = nextafter(v, INFINITY);
+                if (i % 3 == 2)
+                    v = nextafter(v, -INFINITY);
+                if (i % 17 == 0)
+                    v = (double)(int64_t)tu_below(&r, 1000) * 2 * eb;
+                set_value(t, src, i, v);
+            }
+            const uint64_t dims2[2] = {100, 60}, dims3[3] = {10, 20, 30},
+                           dims1[1] = {n};
+            tu_context("half-way values %s eb %g", tu_dtype_name(t), eb);
+            fz_params p = lz_params(t, 1, dims1, FZ_MODE_ABS, eb);
+            case_ratio(&p, src);
+            p = lz_params(t, 2, dims2, FZ_MODE_ABS, eb);
+            case_ratio(&p, src);
+            p = lz_params(t, 3, dims3, FZ_MODE_ABS, eb);
+            case_ratio(&p, src);
+            p = lz_params(t, 3, dims3, FZ_MODE_REL, 1e-4);
+            case_ratio(&p, src);
+            free(src);
+        }
+}
+
+/* Magnitudes from the smallest normals to the largest finite values,
+ * bounds from the smallest subnormal to the largest double. */
+static void group_extremes(void) {
+    const double bounds[] = {4.9e-324, 1e-310, 1e-200, 1e-40,
+                             1e-3,     1e30,   1e300,  DBL_MAX};
+    for (int ti = 0; ti < 2; ti++) {
+        const fz_dtype t = dtypes[ti];
+        const size_t n = 4000;
+        void *src = tu_xmalloc(n * tu_dtype_size(t));
+        tu_rng r = tu_rng_make(99 + (uint64_t)ti);
+        const int emax = t == FZ_F32 ? 127 : 1023;
+        const int emin = t == FZ_F32 ? -126 : -1022;
+        for (size_t i = 0; i < n; i++) {
+            double m = 1.0 + (double)tu_below(&r, 1u << 20) / (1u << 20);
+            int e = emin + (int)tu_below(&r, (uint64_t)(emax - emin));
+            double v = ldexp(m, e);
+            if (!isfinite(v) || (t == FZ_F32 && !isfinite((float)v)))
+                v = t == FZ_F32 ? FLT_MAX : DBL_MAX;
+            set_value(t, src, i, i & 1 ? -v : v);
+        }
+        set_value(t, src, 5, t == FZ_F32 ? FLT_MAX : DBL_MAX);
+        set_value(t, src, 6, t == FZ_F32 ? -FLT_MAX : -DBL_MAX);
+        set_value(t, src, 7, t == FZ_F32 ? FLT_MIN : DBL_MIN);
+        for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
+            const uint64_t dims[2] = {50, 80};
+            tu_context("wide magnitudes %s ABS %g", tu_dtype_name(t),
+                       bounds[bi]);
+            fz_params p = lz_params(t, 2, dims, FZ_MODE_ABS, bounds[bi]);
+            case_ratio(&p, src);
+            p.mode = FZ_MODE_REL;
+            p.bound = bounds[bi] < 1 ? bounds[bi] : 0.5;
+            case_ratio(&p, src);
+        }
+        free(src);
+    }
+}
+
+/* Every special value, alone, in runs and among smooth data. */
+static void group_special(void) {
+    for (int ti = 0; ti < 2; ti++) {
+        const fz_dtype t = dtypes[ti];
+        const uint32_t *s32;
+        const uint64_t *s64;
+        const size_t ns = t == FZ_F32 ? tu_special32(&s32) : tu_special64(&s64);
+        const size_t n = 3000;
+        void *src = tu_xmalloc(n * tu_dtype_size(t));
+        tu_fill(TU_GEN_SMOOTH, t, src, n, 5);
+        for (size_t i = 0; i < n; i += 7) {
+            const size_t k = (i / 7) % ns;
+            set_bits(t, src, i, t == FZ_F32 ? s32[k] : s64[k]);
+        }
+        set_bits(t, src, 1, t == FZ_F32 ? 0x80000000u : 0x8000000000000000ull);
+        const uint64_t dims[3] = {15, 10, 20};
+        for (int m = 1; m <= 2; m++) {
+            tu_context("specials among smooth data %s mode %d",
+                       tu_dtype_name(t), m);
+            fz_params p = lz_params(t, 3, dims, (fz_mode)m, 1e-3);
+            case_ratio(&p, src);
+        }
+        /* only specials */
+        for (size_t i = 0; i < n; i++) {
+            const size_t k = i % ns;
+            set_bits(t, src, i, t == FZ_F32 ? s32[k] : s64[k]);
+        }
+        tu_context("only specials %s", tu_dtype_name(t));
+        fz_params p = lz_params(t, 3, dims, FZ_MODE_ABS, 1e-3);
+        case_ratio(&p, src);
+        p.mode = FZ_MODE_REL;
+        case_ratio(&p, src);
+        free(src);
+    }
+}
+
+/* Constant and smooth data compress (RLE and Huffman paths); REL of a
+ * constant has bound 0 and is stored exactly. */
+static void group_constant(void) {
+    for (int ti = 0; ti < 2; ti++) {
+        const fz_dtype t = dtypes[ti];
+        const uint64_t dims[3] = {64, 64, 64};
+        const size_t n = 64 * 64 * 64;
+        void *src = tu_xmalloc(n * tu_dtype_size(t));
+        tu_fill(TU_GEN_CONSTANT, t, src, n, 1);
+        tu_context("constant %s", tu_dtype_name(t));
+        fz_params p = lz_params(t, 3, dims, FZ_MODE_ABS, 1e-3);
+        CHECK(case_ratio(&p, src) > 100);
+        p.mode = FZ_MODE_REL;
+        case_ratio(&p, src);
+        tu_fill(TU_GEN_ZEROS, t, src, n, 1);
+        p.mode = FZ_MODE_ABS;
+        CHECK(case_ratio(&p, src) > 100);
+        /* a linear ramp: the 3-D Lorenzo residual is 0 inside tiles */
+        for (size_t i = 0; i < n; i++)
+            set_value(t, src, i,
+                      0.5 * (double)(i % 64) + (double)((i / 64) % 64) +
+                          2.0 * (double)(i / 4096));
+        tu_context("ramp %s", tu_dtype_name(t));
+        CHECK(case_ratio(&p, src) > 20);
+        tu_fill(TU_GEN_SMOOTH, t, src, n, 3);
+        tu_context("smooth %s", tu_dtype_name(t));
+        p.mode = FZ_MODE_REL;
+        p.bound = 1e-2;
+        CHECK(case_ratio(&p, src) > 4);
+        free(src);
+    }
+}
+
+/* The radius option at its limits. */
+static void group_radius(void) {
+    const int32_t radii[] = {2, 3, 100, 32768};
+    for (int ti = 0; ti < 2; ti++)
+        for (size_t ri = 0; ri < 4; ri++)
+            for (int g = 0; g < TU_GEN_COUNT; g++) {
+                const fz_dtype t = dtypes[ti];
+                const uint64_t dims[2] = {100, 77};
+                const size_t n = 7700;
+                void *src = tu_xmalloc(n * tu_dtype_size(t));
+                tu_fill((tu_gen)g, t, src, n, 21);
+                tu_context("radius %d %s %s", radii[ri], tu_dtype_name(t),
+                           tu_gen_name((tu_gen)g));
+                fz_params p = lz_params(t, 2, dims, FZ_MODE_REL, 1e-4);
+                p.codec_options[0] = radii[ri];
+                case_ratio(&p, src);
+                free(src);
+            }
+}
+
+/* Several chunks (2 MiB each) in every dimensionality, bytes independent
+ * of the thread count. */
+static void group_threads(void) {
+    const shape big[] = {{1, {1200000, 1, 1, 1}},
+                         {2, {1000, 1100, 1, 1}},
+                         {3, {90, 70, 160, 1}}};
+    for (int ti = 0; ti < 2; ti++)
+        for (int si = 0; si < 3; si++) {
+            const fz_dtype t = dtypes[ti];
+            const size_t n = (size_t)shape_count(&big[si]);
+            void *src = tu_xmalloc(n * tu_dtype_size(t));
+            tu_fill(TU_GEN_MIXED, t, src, n, 8);
+            tu_context("threads %s shape %d", tu_dtype_name(t), si);
+            fz_params p =
+                lz_params(t, big[si].nd, big[si].d, FZ_MODE_REL, 1e-3);
+            size_t size1 = 0, size;
+            p.threads = 1;
+            uint8_t *one = round_trip(&p, src, &size1);
+            fz_info info;
+            CHECK_OK(fz_inspect(one, size1, &info));
+            CHECK(info.chunk_count >= 2);
+            const int32_t counts[] = {2, 7, 16};
+            for (int k = 0; k < 3; k++) {
+                p.threads = counts[k];
+                uint8_t *other = round_trip(&p, src, &size);
+                CHECK_EQ_U64(size, size1);
+                CHECK(memcmp(one, other, size) == 0);
+                free(other);
+            }
+            free(one);
+            free(src);
+        }
+}
+
+/* A decode of a damaged stream: an error status, or (checksums on) the
+ * very bytes of the undamaged decode. Never a crash (the ASan build
+ * runs this too). */
+static void damaged_case(const uint8_t *stream, size_t size, const void *want,
+                         size_t bytes, int checksums) {
+    uint8_t *out = (uint8_t *)tu_xmalloc(bytes);
+    size_t got = 0;
+    fz_status s = fz_decompress(stream, size, out, bytes, NULL, &got);
+    if (s == FZ_OK && checksums)
+        CHECK(memcmp(out, want, bytes) == 0);
+    free(out);
+}
+
+static void group_corruption(void) {
+    for (int ti = 0; ti < 2; ti++)
+        for (int g = 0; g < TU_GEN_COUNT; g++)
+            for (int checksums = 0; checksums < 2; checksums++) {
+                const fz_dtype t = dtypes[ti];
+                const uint64_t dims[2] = {40, 33};
+                const size_t n = 40 * 33, bytes = n * tu_dtype_size(t);
+                void *src = tu_xmalloc(bytes);
+                tu_fill((tu_gen)g, t, src, n, 4);
+                fz_params p = lz_params(t, 2, dims, FZ_MODE_ABS, 1e-2);
+                p.flags = checksums ? 0 : FZ_FLAG_NO_CHECKSUM;
+                tu_context("corruption %s %s checksums %d", tu_dtype_name(t),
+                           tu_gen_name((tu_gen)g), checksums);
+                size_t size = 0, got = 0;
+                uint8_t *stream = round_trip(&p, src, &size);
+                uint8_t *want = (uint8_t *)tu_xmalloc(bytes);
+                CHECK_OK(fz_decompress(stream, size, want, bytes, NULL, &got));
+                for (size_t cut = 0; cut < size; cut++) {
+                    uint8_t *o = (uint8_t *)tu_xmalloc(bytes);
+                    CHECK_ERROR(
+                        fz_decompress(stream, cut, o, bytes, NULL, &got));
+                    free(o);
+                }
+                tu_rng r = tu_rng_make((uint64_t)g);
+                for (size_t pos = 0; pos < size; pos++) {
+                    const uint8_t keep = stream[pos];
+                    stream[pos] ^= (uint8_t)(1u << tu_below(&r, 8));
+                    damaged_case(stream, size, want, bytes, checksums);
+                    stream[pos] = (uint8_t)tu_below(&r, 256);
+                    damaged_case(stream, size, want, bytes, checksums);
+                    stream[pos] = keep;
+                }
+                free(want);
+                free(stream);
+                free(src);
+            }
+}
+
+static void group_invalid(void) {
+    float src[64] = {0};
+    uint8_t dst[4096];
+    size_t size = 0;
+    const uint64_t dims[1] = {64};
+    tu_context("lossless mode");
+    fz_params p = lz_params(FZ_F32, 1, dims, FZ_MODE_LOSSLESS, 0);
+    CHECK_STATUS(fz_compress(&p, src, sizeof src, dst, sizeof dst, &size),
+                 FZ_ERR_UNSUPPORTED);
+    tu_context("bound 0");
+    p = lz_params(FZ_F32, 1, dims, FZ_MODE_ABS, 0);
+    CHECK_STATUS(fz_compress(&p, src, sizeof src, dst, sizeof dst, &size),
+                 FZ_ERR_UNSUPPORTED);
+    p = lz_params(FZ_F32, 1, dims, FZ_MODE_REL, -0.0);
+    CHECK_STATUS(fz_compress(&p, src, sizeof src, dst, sizeof dst, &size),
+                 FZ_ERR_UNSUPPORTED);
+    tu_context("NaN bound");
+    p = lz_params(FZ_F32, 1, dims, FZ_MODE_ABS, NAN);
+    CHECK_STATUS(fz_compress(&p, src, sizeof src, dst, sizeof dst, &size),
+                 FZ_ERR_INVALID_ARGUMENT);
+    tu_context("radius out of range, unused options");
+    const int32_t bad[][4] = {{1, 0, 0, 0},
+                              {-5, 0, 0, 0},
+                              {32769, 0, 0, 0},
+                              {0, 1, 0, 0},
+                              {0, 0, 0, 7}};
+    for (int k = 0; k < 5; k++) {
+        p = lz_params(FZ_F32, 1, dims, FZ_MODE_ABS, 1e-3);
+        memcpy(p.codec_options, bad[k], sizeof p.codec_options);
+        CHECK_STATUS(fz_compress(&p, src, sizeof src, dst, sizeof dst, &size),
+                     FZ_ERR_INVALID_ARGUMENT);
+    }
+    fz_codec c;
+    CHECK_OK(fz_codec_from_name("lorenzo", &c));
+    CHECK(c == FZ_CODEC_LORENZO);
+    CHECK(strcmp(fz_codec_name(FZ_CODEC_LORENZO), "lorenzo") == 0);
+    cases_run++;
+}
+
+/* ------------------------------------------------- Huffman unit tests */
+typedef struct huff_fixture {
+    lz_huff hf;
+    uint8_t *len;
+    uint32_t *syms;
+} huff_fixture;
+
+/* Lengths <= 20 with a complete code (or one symbol of length 1), plan
+ * size equal to the written size, decode equal to the input. */
+static void huff_round_trip(const uint16_t *codes, uint64_t n, uint32_t nsym) {
+    huff_fixture f;
+    CHECK(lz_huff_alloc(&f.hf, n, nsym));
+    f.len = (uint8_t *)tu_xmalloc(nsym);
+    f.syms = (uint32_t *)tu_xmalloc(nsym * sizeof(uint32_t));
+    const uint64_t size = lz_huff_plan(&f.hf, codes, n);
+    uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1],
+        base[LZ_HUFF_MAXLEN + 1], used = 0;
+    for (uint32_t s = 0; s < nsym; s++) {
+        CHECK(f.hf.len[s] <= LZ_HUFF_MAXLEN);
+        CHECK((f.hf.len[s] != 0) == (f.hf.freq[s] != 0));
+        used += f.hf.len[s] != 0;
+    }
+    const uint64_t kraft = lz_canonical(f.hf.len, nsym, count, first, base);
+    CHECK_EQ_U64(kraft,
+                 used == 1 ? 1u << (LZ_HUFF_MAXLEN - 1) : 1u << LZ_HUFF_MAXLEN);
+    uint8_t *buf = (uint8_t *)tu_xmalloc((size_t)size + 8);
+    memset(buf, 0xAB, (size_t)size + 8);
+    lz_huff_write(&f.hf, codes, n, buf);
+    for (int k = 0; k < 8; k++) /* wrote exactly the planned size */
+        CHECK(buf[size + (size_t)k] == 0xAB);
+    uint16_t *back = (uint16_t *)tu_xmalloc((size_t)n * 2);
+    CHECK(lz_huff_read(buf, (size_t)size, back, n, nsym, f.len, f.syms) ==
+          FZS_OK);
+    CHECK(memcmp(back, codes, (size_t)n * 2) == 0);
+    /* one byte short or long, and every single bit flip: rejected or a
+     * valid decode of other codes, never out of bounds */
+    CHECK(lz_huff_read(buf, (size_t)size - 1, back, n, nsym, f.len, f.syms) !=
+          FZS_OK);
+    CHECK(lz_huff_read(buf, (size_t)size + 1, back, n, nsym, f.len, f.syms) !=
+          FZS_OK);
+    for (uint64_t bit = 0; n <= 20000 && bit < 8 * size && bit < 20000; bit++) {
+        buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        int s = lz_huff_read(buf, (size_t)size, back, n, nsym, f.len, f.syms);
+        CHECK(s == FZS_OK || s == FZS_CORRUPT_CHUNK);
+        buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+    }
+    free(back);
+    free(buf);
+    free(f.len);
+    free(f.syms);
+    lz_huff_free(&f.hf);
+    cases_run++;
+}
+
+static void group_huffman(void) {
+    const uint32_t nsym = 1024;
+    const uint64_t n = 3 * LZ_SUB_SYMBOLS + 123;
+    uint16_t *codes = (uint16_t *)tu_xmalloc((size_t)n * 2);
+    tu_context("single symbol");
+    for (uint64_t i = 0; i < n; i++)
+        codes[i] = 512;
+    huff_round_trip(codes, n, nsym);
+    huff_round_trip(codes, 1, nsym);
+    tu_context("two symbols");
+    codes[77] = 1023;
+    huff_round_trip(codes, n, nsym);
+    tu_context("uniform over 256 symbols: all lengths 8");
+    for (uint64_t i = 0; i < n; i++)
+        codes[i] = (uint16_t)(i % 256);
+    huff_round_trip(codes, n, nsym);
+    {
+        lz_huff hf;
+        CHECK(lz_huff_alloc(&hf, 256 * 16, nsym));
+        lz_huff_plan(&hf, codes, 256 * 16);
+        for (uint32_t s = 0; s < 256; s++)
+            CHECK_EQ_U64(hf.len[s], 8);
+        lz_huff_free(&hf);
+    }
+    tu_context("uniform over all 1024 symbols");
+    for (uint64_t i = 0; i < n; i++)
+        codes[i] = (uint16_t)(i % 1024);
+    huff_round_trip(codes, n, nsym);
+    tu_context("skewed: geometric frequencies (length limit active)");
+    {
+        const uint64_t m = 3000000;
+        uint16_t *big = (uint16_t *)tu_xmalloc((size_t)m * 2);
+        uint64_t at = 0;
+        for (uint32_t s = 0; s < 40 && at < m; s++) {
+            uint64_t f = m >> (s + 1);
+            if (f == 0)
+                f = 1;
+            for (uint64_t k = 0; k < f && at < m; k++)
+                big[at++] = (uint16_t)s;
+        }
+        while (at < m)
+            big[at++] = 100;
+        huff_round_trip(big, m, nsym);
+        lz_huff hf;
+        CHECK(lz_huff_alloc(&hf, m, nsym));
+        lz_huff_plan(&hf, big, m);
+        uint32_t longest = 0;
+        for (uint32_t s = 0; s < nsym; s++)
+            longest = hf.len[s] > longest ? hf.len[s] : longest;
+        CHECK(longest >= 16 && longest <= LZ_HUFF_MAXLEN);
+        lz_huff_free(&hf);
+        free(big);
+    }
+    tu_context("random skewed");
+    tu_rng r = tu_rng_make(3);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t x = tu_next(&r);
+        codes[i] = (uint16_t)(512 + (int)(x % 7) -
+                              (int)((x >> 8) % 5) * (int)((x >> 16) % 3));
+    }
+    huff_round_trip(codes, n, nsym);
+    free(codes);
+}
+
+typedef struct named_group {
+    const char *name;
+    void (*run)(void);
+} named_group;
+
+static const named_group groups[] = {
+    {"generators", group_generators}, {"adversarial", group_adversarial},
+    {"extremes", group_extremes},     {"special", group_special},
+    {"constant", group_constant},     {"radius", group_radius},
+    {"threads", group_threads},       {"corruption", group_corruption},
+    {"invalid", group_invalid},       {"huffman", group_huffman},
+};
+
+int main(int argc, char **argv) {
+    const size_t count = sizeof groups / sizeof groups[0];
+    for (size_t i = 0; i < count; i++) {
+        if (argc < 2 || strcmp(argv[1], groups[i].name) == 0) {
+            groups[i].run();
+            if (argc == 2) {
+                printf("test_lorenzo %s: %u cases passed\n", argv[1],
+                       cases_run);
+                return 0;
+            }
+        }
+    }
+    if (argc < 2) {
+        printf("test_lorenzo: %u cases passed\n", cases_run);
+        return 0;
+    }
+    fprintf(stderr, "usage: %s [GROUP]\n", argv[0]);
+    return 2;
+}
