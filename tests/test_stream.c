@@ -160,6 +160,62 @@ static void group_shapes(void) {
     }
 }
 
+/* A codec that predicts across rows and planes (lorenzo) must see each
+ * batch with the array's geometry: 2-D, 3-D and 4-D arrays (4-D lorenzo
+ * merges the two slowest extents) cut into batches of two chunks give the
+ * bytes of fz_compress. */
+static void shaped_case(fz_dtype dtype, fz_mode mode, double bound,
+                        uint32_t ndims, const uint64_t *dims) {
+    tu_context("lorenzo %s %uD mode %d", dtype == FZ_F32 ? "f32" : "f64", ndims,
+               (int)mode);
+    fz_params p = tu_params(dtype, 1, 0);
+    CHECK_OK(fz_params_set_shape(&p, ndims, dims));
+    p.codec = FZ_CODEC_LORENZO;
+    p.mode = mode;
+    p.bound = bound;
+    uint64_t n = 0, chunks = 0;
+    CHECK_OK(fz_params_count(&p, &n, NULL));
+    p.batch_kib = pc_batch_kib(pc_chunk_bytes(&p), &chunks);
+    const size_t bytes = (size_t)n * tu_dtype_size(dtype);
+    CHECK(bytes > 2 * chunks * pc_chunk_bytes(&p)); /* several batches */
+    void *data = tu_xmalloc(bytes);
+    tu_fill(TU_GEN_SMOOTH, dtype, data, (size_t)n, 11 + ndims);
+    char in[128], z[128], out[128];
+    path_of(in, sizeof in, "shaped.raw");
+    path_of(z, sizeof z, "shaped.fz");
+    path_of(out, sizeof out, "shaped.out");
+    write_file(in, data, bytes);
+    uint64_t zsize = 0, dsize = 0;
+    CHECK_OK(fz_compress_file(&p, in, z, NULL, NULL, &zsize));
+    size_t ref_size = 0, got_size = 0, out_size = 0, want_size = 0;
+    uint8_t *ref = tu_compress(&p, data, &ref_size);
+    uint8_t *got = read_file(z, &got_size);
+    CHECK(got_size == ref_size && memcmp(got, ref, ref_size) == 0);
+    fz_decode_options o = tu_decode_opts(0, 0);
+    o.batch_kib = p.batch_kib;
+    CHECK_OK(fz_decompress_file(z, out, &o, NULL, NULL, &dsize));
+    void *want = tu_xmalloc(bytes);
+    CHECK_OK(fz_decompress(ref, ref_size, want, bytes, NULL, &want_size));
+    uint8_t *back = read_file(out, &out_size);
+    CHECK(out_size == bytes && memcmp(back, want, bytes) == 0);
+    free(data);
+    free(want);
+    free(ref);
+    free(got);
+    free(back);
+    check_no_leftovers(3);
+    cases_run++;
+}
+
+static void group_lorenzo_shapes(void) {
+    const uint64_t d2[2] = {300, 8727}, d3[3] = {40, 24, 2723},
+                   d4[4] = {20, 12, 10, 1100};
+    shaped_case(FZ_F32, FZ_MODE_ABS, 1e-3, 2, d2);
+    shaped_case(FZ_F32, FZ_MODE_REL, 1e-4, 3, d3);
+    shaped_case(FZ_F64, FZ_MODE_REL, 1e-5, 3, d3);
+    shaped_case(FZ_F32, FZ_MODE_ABS, 1e-2, 4, d4);
+}
+
 /* The FILE* forms work from the files' current positions. */
 static void group_offsets(void) {
     tu_context("FILE* at offsets");
@@ -402,9 +458,13 @@ typedef struct named_group {
 } named_group;
 
 static const named_group groups[] = {
-    {"roundtrip", group_roundtrip}, {"shapes", group_shapes},
-    {"offsets", group_offsets},     {"corrupt", group_corrupt},
-    {"io_errors", group_io_errors}, {"arguments", group_arguments},
+    {"roundtrip", group_roundtrip},
+    {"shapes", group_shapes},
+    {"offsets", group_offsets},
+    {"corrupt", group_corrupt},
+    {"io_errors", group_io_errors},
+    {"arguments", group_arguments},
+    {"lorenzo_shapes", group_lorenzo_shapes},
 };
 
 int main(int argc, char **argv) {

@@ -1,8 +1,9 @@
 /* Batches of whole chunks, shared by the GPU pipeline and file streaming.
  * Chunks are independent, so a batch compressed as a stand-alone stream
  * has the final stream's chunk payloads and table entries, provided the
- * chunking, the codec parameters and the enforced bound are the same:
- * fz_plan_batch_params pins them and checks that they are. */
+ * chunking, the codec parameters, the enforced bound and the codec's view
+ * of the shape are the same: fz_plan_batch_params pins them and checks
+ * the chunking; batch_shape keeps the shape. */
 #include <string.h>
 
 #include "../codecs/fz_codec.h"
@@ -63,6 +64,40 @@ void fz_plan_batch(const fz_batch_plan *plan, uint64_t b, uint64_t *first,
     *bytes = end - start;
 }
 
+/* The shape of a batch of `bytes` (whole chunks) of the array of h: the
+ * array's own leading extents with the slowest one cut to the batch when
+ * the batch holds whole slices, so that a codec that predicts across
+ * rows or planes (lorenzo) sees the same geometry; else, in that order,
+ * (d0, d1, rest), (d0, rest) and 1-D, the first that gives the array's
+ * chunk size. Codecs that ignore the shape accept any of them; a
+ * shape-aware codec's chunks are whole slabs of its own view, so the first
+ * divisible candidate is that view. */
+static void batch_shape(const fz_header *h, uint64_t bytes, uint32_t *ndims,
+                        uint64_t dims[4]) {
+    const fz_codec_cpu *codec = fz_codec_cpu_find(h->codec);
+    const uint64_t n = bytes / fz_dtype_size(h->dtype);
+    for (uint32_t lead = h->ndims - 1; lead >= 1 && lead <= 3; lead--) {
+        uint64_t slice = 1;
+        for (uint32_t d = 0; d < lead; d++)
+            slice *= h->dims[d];
+        if (slice == 0 || n % slice != 0)
+            continue;
+        fz_header t = *h;
+        t.ndims = lead + 1;
+        for (uint32_t d = 0; d < 4; d++)
+            t.dims[d] = d < lead ? h->dims[d] : d == lead ? n / slice : 1;
+        t.original_bytes = bytes;
+        if (!codec || codec->chunk_bytes(&t) == h->chunk_bytes) {
+            *ndims = t.ndims;
+            memcpy(dims, t.dims, sizeof t.dims);
+            return;
+        }
+    }
+    *ndims = 1;
+    dims[0] = n;
+    dims[1] = dims[2] = dims[3] = 1;
+}
+
 /* Whether batch params bp (for chunks of bytes) chunk and code exactly as
  * the final header h. */
 static int batch_matches(const fz_params *bp, const fz_header *h) {
@@ -84,9 +119,11 @@ fz_status fz_plan_batch_params(const fz_batch_plan *plan, uint64_t b,
     uint64_t first, count, first_byte, bytes;
     fz_plan_batch(plan, b, &first, &count, &first_byte, &bytes);
     *bp = plan->params;
-    if (count != plan->h.chunk_count) { /* a part: a 1-D array */
-        const uint64_t dims[1] = {bytes / fz_dtype_size(plan->h.dtype)};
-        fz_params_set_shape(bp, 1, dims);
+    if (count != plan->h.chunk_count) { /* a part of the array */
+        uint32_t ndims;
+        uint64_t dims[4];
+        batch_shape(&plan->h, bytes, &ndims, dims);
+        fz_params_set_shape(bp, ndims, dims);
     }
     if (plan->h.mode == FZ_MODE_REL) {
         bp->mode = FZ_MODE_ABS;
@@ -122,9 +159,7 @@ void fz_sub_header(const fz_header *h, uint64_t first, uint64_t count,
         if (end > h->original_bytes)
             end = h->original_bytes;
         sub.original_bytes = end - first * h->chunk_bytes;
-        sub.ndims = 1;
-        sub.dims[0] = sub.original_bytes / fz_dtype_size(h->dtype);
-        sub.dims[1] = sub.dims[2] = sub.dims[3] = 1;
+        batch_shape(h, sub.original_bytes, &sub.ndims, sub.dims);
         sub.chunk_count = count;
     }
     sub.payload_bytes = payload_bytes;

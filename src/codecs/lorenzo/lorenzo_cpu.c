@@ -39,7 +39,7 @@ static uint64_t lorenzo_effective_bound(const fz_header *h, uint64_t abs_bits) {
 static int lorenzo_check_header(const fz_header *h) {
     const uint32_t r = h->codec_params[0];
     if (h->codec_version != LZ_CODEC_VERSION || h->mode == 0 ||
-        h->bound_bits == 0 || r < LZ_RADIUS_MIN || r > LZ_RADIUS_MAX ||
+        r < LZ_RADIUS_MIN || r > LZ_RADIUS_MAX ||
         h->codec_params[1] | h->codec_params[2] | h->codec_params[3] ||
         h->chunk_bytes != lz_chunk_bytes(h))
         return FZS_CORRUPT_HEADER;
@@ -48,10 +48,11 @@ static int lorenzo_check_header(const fz_header *h) {
     return FZS_OK;
 }
 
-/* Lossy only (lossless: use another codec); a bound of 0 is refused too.
+/* Lossy modes only (lossless: use another codec). A bound of 0 (ABS 0, or
+ * REL over a zero range) stores every chunk verbatim, i.e. exactly.
  * codec_options[0] = radius (0 = 512), others 0. */
 static int lorenzo_check_params(fz_header *h, const int32_t options[4]) {
-    if (h->mode == 0 || h->bound_bits == 0)
+    if (h->mode == 0)
         return FZS_UNSUPPORTED;
     const int32_t r = options[0] ? options[0] : (int32_t)LZ_RADIUS_DEFAULT;
     if (r < (int32_t)LZ_RADIUS_MIN || r > (int32_t)LZ_RADIUS_MAX ||
