@@ -24,13 +24,16 @@ typedef enum fd_gen {
     FD_NEAR,           /* decimals nudged by one ulp */
     FD_LIMITS,         /* integers just below/at 10^15 (10^6), tiny 10^-22 */
     FD_PLATEAU,        /* long runs of one decimal, occasional jumps */
+    FD_SCALE_RUNS,     /* runs with their own number of decimals; some only
+                          multiples of 10, some with D-digit integers */
     FD_COUNT
 } fd_gen;
 
 static inline const char *fd_gen_name(fd_gen g) {
     static const char *const names[FD_COUNT] = {
-        "decimal_walk", "decimal_places", "integers", "wide",   "long",
-        "dec_special",  "paper",          "near",     "limits", "plateau"};
+        "decimal_walk", "decimal_places", "integers",  "wide",
+        "long",         "dec_special",    "paper",     "near",
+        "limits",       "plateau",        "scale_runs"};
     return names[g];
 }
 
@@ -79,6 +82,7 @@ static inline void fd_fill(fd_gen g, fz_dtype t, void *dst, size_t n,
     const int f64 = t == FZ_F64;
     const int k = (int)tu_below(&r, 5);
     int64_t w = (int64_t)tu_below(&r, 200000) - 100000;
+    int run_places = 0, run_mode = 0;
     for (size_t i = 0; i < n; i++) {
         switch (g) {
         case FD_DECIMAL_WALK:
@@ -178,6 +182,23 @@ static inline void fd_fill(fd_gen g, fz_dtype t, void *dst, size_t n,
                 w += (int64_t)tu_below(&r, 2001) - 1000;
             fd_store(t, dst, i, w, 1);
             break;
+        case FD_SCALE_RUNS: {
+            /* a chunk's scale differs from the last one's: runs that fit
+             * a larger scale than they need (multiples of 10) or not even
+             * a smaller one (D digits), so guessed scales miss both ways */
+            if (i == 0 || tu_below(&r, 24) == 0) {
+                run_places = (int)tu_below(&r, f64 ? 9 : 5);
+                run_mode = (int)tu_below(&r, 3);
+            }
+            int64_t m = run_mode == 2
+                            ? (int64_t)tu_below(&r, f64 ? 1000000000000000ull
+                                                        : 1000000u)
+                            : (int64_t)tu_below(&r, 99999) + 1;
+            if (run_mode == 1)
+                m *= 10;
+            fd_store(t, dst, i, tu_below(&r, 2) ? -m : m, run_places);
+            break;
+        }
         case FD_COUNT: break;
         }
     }

@@ -103,6 +103,40 @@ static int shortest_digits64(double v) {
 
 static unsigned dp_checked;
 
+/* falcon_fits* at every A against the search's (alpha, w): fits at A iff
+ * the value has a decimal place alpha <= A with w * 10^(A - alpha) < 10^D,
+ * and then its integer is exactly that (the shortcut at falcon_scan). */
+static void check_fits(uint64_t bits, int is64, int alpha, uint64_t w) {
+    const int amax = is64 ? FALCON_AMAX64 : FALCON_AMAX32;
+    const uint64_t limit = is64 ? FALCON_LIMIT64 : FALCON_LIMIT32;
+    for (int A = 0; A <= amax; A++) {
+        const double p = falcon_pow10(A);
+        uint64_t r = 0;
+        int fits;
+        if (is64) {
+            fits = falcon_fits64(bits, p, &r);
+        } else {
+            uint32_t r32 = 0;
+            fits = falcon_fits32((uint32_t)bits, p, &r32);
+            r = r32;
+        }
+        uint64_t scaled = w;
+        int small = alpha >= 0 && alpha <= A;
+        for (int k = alpha; small && k < A; k++) {
+            scaled *= 10u;
+            small = scaled < limit;
+        }
+        if (fits != small || (fits && r != scaled)) {
+            fprintf(stderr,
+                    "fits%d(0x%016llx, A=%d) = %d r %llu; search alpha %d "
+                    "w %llu\n",
+                    is64 ? 64 : 32, (unsigned long long)bits, A, fits,
+                    (unsigned long long)r, alpha, (unsigned long long)w);
+            tu_fail(__FILE__, __LINE__, "check_fits", "shortcut mismatch");
+        }
+    }
+}
+
 static void check_dp64(double v) {
     uint64_t bits, w = 0, ref_w = 0;
     memcpy(&bits, &v, 8);
@@ -118,6 +152,7 @@ static void check_dp64(double v) {
     }
     if (a > 0) /* beta: the shortest representation's significant digits */
         CHECK(falcon_digits(w) == shortest_digits64(fabs(v)));
+    check_fits(bits, 1, a, w);
     dp_checked++;
 }
 
@@ -133,6 +168,7 @@ static void check_dp32(float v) {
                 (double)v, bits, a, w, ref, ref_w);
         tu_fail(__FILE__, __LINE__, "check_dp32", "decimal place mismatch");
     }
+    check_fits(bits, 0, a, w);
     dp_checked++;
 }
 

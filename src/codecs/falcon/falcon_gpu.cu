@@ -3,16 +3,18 @@
  *
  *  - the warp kernel (default): one warp per chunk, persistent warps take
  *    chunks from an atomic ticket. The chunk is staged in shared memory
- *    (coalesced loads, all in flight); the decimal places are a strided
- *    pass over the stage and a warp reduction. Lane L then takes the 32
- *    consecutive deltas of values 32L + 1 .. 32L + 32: its words of every
- *    bit-plane (the plane's bytes 4L..4L+3) are one or two 32 x 32 bit
- *    transposes of them, kept in shared memory for the size pass and the
- *    write pass. The output offset comes from the decoupled look-back as
- *    soon as the chunk's size is known; the chunk is then written straight
- *    to its place. The decoder stages the encoded chunk, parses the planes
- *    into shared memory, transposes back, sums the deltas in the lane and
- *    across the lanes once, and writes the values coalesced from the stage.
+ *    (coalesced loads, all in flight); the chunk's scale is the warp's
+ *    last one when one search step per value proves it (falcon_scan),
+ *    else the decimal places of a strided pass over the stage and a warp
+ *    reduction. Lane L then takes the 32 consecutive deltas of values
+ *    32L + 1 .. 32L + 32: its words of every bit-plane (the plane's bytes
+ *    4L..4L+3) are one or two 32 x 32 bit transposes of them, kept in
+ *    shared memory for the size pass and the write pass. The output
+ *    offset comes from the decoupled look-back as soon as the chunk's size
+ *    is known; the chunk is then written straight to its place. The
+ *    decoder stages the encoded chunk, parses the planes into shared
+ *    memory, transposes back, sums the deltas in the lane and across the
+ *    lanes once, and writes the values coalesced from the stage.
  *  - the reference kernel: one warp per chunk in which lane 0 runs the
  *    CPU's own chunk coder (falcon_chunk.h) in shared memory. Slow; it is
  *    what the warp kernel is checked against. Selected with the environment
@@ -43,6 +45,15 @@ template <> struct FW<uint32_t> {
         const int a = falcon_dp32(b, &m);
         *mag = m;
         return a;
+    }
+    static __device__ int fits(uint32_t b, double p, uint64_t *mag) {
+        uint32_t m;
+        const int ok = falcon_fits32(b, p, &m);
+        *mag = m;
+        return ok;
+    }
+    static __device__ bool mag_not10(uint64_t mag) {
+        return (uint32_t)mag % 10u != 0; /* mag < 10^6 */
     }
     static __device__ uint32_t fwd(uint32_t b, uint32_t scale, double p) {
         return falcon_fwd32(b, scale, p);
@@ -86,6 +97,12 @@ template <> struct FW<uint64_t> {
     static constexpr int DMAX = FALCON_DMAX64;
     static __device__ int dp(uint64_t b, uint64_t *mag) {
         return falcon_dp64(b, mag);
+    }
+    static __device__ int fits(uint64_t b, double p, uint64_t *mag) {
+        return falcon_fits64(b, p, mag);
+    }
+    static __device__ bool mag_not10(uint64_t mag) {
+        return mag % 10u != 0;
     }
     static __device__ uint64_t fwd(uint64_t b, uint32_t scale, double p) {
         return falcon_fwd64(b, scale, p);
@@ -330,6 +347,49 @@ __device__ void load_planes(uint64_t (&x)[32], uint32_t width,
         x[b] |= (uint64_t)m[b] << 32;
 }
 
+/* The chunk's scale byte from the staged values by the CPU's own scan:
+ * every value's decimal place (a loop, not unrolled: the search is long
+ * code), reduced over the warp. */
+template <typename T>
+__device__ uint32_t full_scale(const T *stage, uint32_t n) {
+    typedef FW<T> F;
+    const uint32_t lane = threadIdx.x & 31;
+    falcon_scan sc = falcon_scan_init();
+#pragma unroll 1
+    for (uint32_t i = lane; i < n && !sc.exception; i += 32) {
+        uint64_t mag;
+        const int alpha = F::dp(stage[stage_slot(i)], &mag);
+        falcon_scan_add(&sc, alpha, mag);
+    }
+    falcon_scan all;
+    all.exception = __any_sync(FZ_FULL_MASK, sc.exception);
+    all.amax = (int)__reduce_max_sync(FZ_FULL_MASK, (unsigned)sc.amax);
+    all.qmax = (int)__reduce_max_sync(FZ_FULL_MASK,
+                                      (unsigned)(sc.qmax - FALCON_QNONE)) +
+               FALCON_QNONE;
+    return falcon_scale_of(&all, F::DMAX);
+}
+
+/* Whether the scale byte is the guess A (0 <= A <= AMAX), by one search
+ * step per value: every value fits at A and A = 0 or some value's integer
+ * there is not a multiple of 10 (proof at falcon_scan). False does not
+ * mean that it is not. */
+template <typename T>
+__device__ bool guess_holds(const T *stage, uint32_t n, int guess) {
+    typedef FW<T> F;
+    const uint32_t lane = threadIdx.x & 31;
+    const double p = falcon_pow10(guess);
+    bool fit = true, witness = guess == 0;
+#pragma unroll 1
+    for (uint32_t i = lane; i < n && fit; i += 32) {
+        uint64_t mag;
+        fit = F::fits(stage[stage_slot(i)], p, &mag);
+        if (!witness)
+            witness = F::mag_not10(mag);
+    }
+    return __all_sync(FZ_FULL_MASK, fit) && __any_sync(FZ_FULL_MASK, witness);
+}
+
 /* ------------------------------------------------------ warp kernel */
 template <typename T>
 __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
@@ -340,6 +400,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
     uint32_t *planes = reinterpret_cast<uint32_t *>(stage);
     const int lane = threadIdx.x & 31;
     const fz_header &h = a.expect;
+    int guess = -1; /* the last Case 1 scale of this warp (warp-uniform) */
     for (;;) {
         const unsigned long long c = warp_ticket(a);
         if (c >= h.chunk_count)
@@ -352,22 +413,13 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
             stage_chunk<T>(reinterpret_cast<const T *>(inb), n, stage);
         __syncwarp();
 
-        /* 1. the chunk's scale: decimal places of every value, reduced
-         *    (a loop, not unrolled: the search is long code) */
-        falcon_scan sc = falcon_scan_init();
-#pragma unroll 1
-        for (uint32_t i = lane; i < n && !sc.exception; i += 32) {
-            uint64_t mag;
-            const int alpha = F::dp(stage[stage_slot(i)], &mag);
-            falcon_scan_add(&sc, alpha, mag);
-        }
-        falcon_scan all;
-        all.exception = __any_sync(FZ_FULL_MASK, sc.exception);
-        all.amax = (int)__reduce_max_sync(FZ_FULL_MASK, (unsigned)sc.amax);
-        all.qmax = (int)__reduce_max_sync(FZ_FULL_MASK,
-                                          (unsigned)(sc.qmax - FALCON_QNONE)) +
-                   FALCON_QNONE;
-        const uint32_t scale = falcon_scale_of(&all, F::DMAX);
+        /* 1. the chunk's scale: the guess if it provably is the answer
+         *    (falcon_xform.h, falcon_scan), else the full scan */
+        const uint32_t scale = guess >= 0 && guess_holds<T>(stage, n, guess)
+                                   ? (uint32_t)guess
+                                   : full_scale<T>(stage, n);
+        if (scale != FALCON_CASE2)
+            guess = (int)scale;
         const uint32_t chunk_hash = __reduce_add_sync(FZ_FULL_MASK, hsum);
 
         /* 2. integers, deltas, zigzag: x[b] = delta of value 32L + 1 + b */

@@ -129,6 +129,40 @@ static FZ_HD int falcon_digits(uint64_t m) {
 }
 
 /* -------------------------------------------------------- decimal place */
+/* One step of the search at p = 10^a (exact): 1 when a is accepted (the
+ * integer in *mag), 0 when it is not, -1 when t >= 10^D (then no a' >= a
+ * is accepted either: t grows with a). */
+static FZ_HD int falcon_step64(double v, double p, uint64_t *mag) {
+    const double limit = (double)FALCON_LIMIT64;
+    const double t = falcon_mul(v, p);
+    if (t >= limit)
+        return -1;
+    const double r = falcon_round(t);
+    const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
+    if (d < falcon_mul(t, 0x1p-51) && r < limit && falcon_div(r, p) == v) {
+        *mag = (uint64_t)r;
+        return 1;
+    }
+    return 0;
+}
+
+/* The binary32 step: t in binary64 (exact conversion, one rounded
+ * multiplication), acceptance by binary32 division. */
+static FZ_HD int falcon_step32(float vf, double p, uint32_t *mag) {
+    const double limit = (double)FALCON_LIMIT32;
+    const double t = falcon_mul((double)vf, p);
+    if (t >= limit)
+        return -1;
+    const double r = falcon_round(t);
+    const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
+    if (d < falcon_mul(t, 0x1p-23) && r < limit &&
+        falcon_divf((float)r, (float)p) == vf) {
+        *mag = (uint32_t)r;
+        return 1;
+    }
+    return 0;
+}
+
 /* alpha of a binary64 bit pattern, |w| in *mag; -1 for an exception. */
 static FZ_HD int falcon_dp64(uint64_t bits, uint64_t *mag) {
     *mag = 0;
@@ -139,25 +173,17 @@ static FZ_HD int falcon_dp64(uint64_t bits, uint64_t *mag) {
     if (e == 0 || e == 0x7FF) /* -0.0, subnormal, inf, NaN */
         return -1;
     const double v = falcon_as_double(abs);
-    const double limit = (double)FALCON_LIMIT64;
     double p = 1.0;
     for (int a = 0; a <= FALCON_AMAX64; a++) {
-        const double t = falcon_mul(v, p);
-        if (t >= limit)
-            return -1;
-        const double r = falcon_round(t);
-        const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
-        if (d < falcon_mul(t, 0x1p-51) && r < limit && falcon_div(r, p) == v) {
-            *mag = (uint64_t)r;
-            return a;
-        }
+        const int step = falcon_step64(v, p, mag);
+        if (step)
+            return step > 0 ? a : -1;
         p = falcon_mul(p, 10.0);
     }
     return -1;
 }
 
-/* alpha of a binary32 bit pattern: t in binary64 (exact conversion, one
- * rounded multiplication), acceptance by binary32 division. */
+/* alpha of a binary32 bit pattern. */
 static FZ_HD int falcon_dp32(uint32_t bits, uint32_t *mag) {
     *mag = 0;
     if (bits == 0)
@@ -167,30 +193,64 @@ static FZ_HD int falcon_dp32(uint32_t bits, uint32_t *mag) {
     if (e == 0 || e == 0xFF)
         return -1;
     const float vf = falcon_as_float(abs);
-    const double v = (double)vf;
-    const double limit = (double)FALCON_LIMIT32;
     double p = 1.0;
     for (int a = 0; a <= FALCON_AMAX32; a++) {
-        const double t = falcon_mul(v, p);
-        if (t >= limit)
-            return -1;
-        const double r = falcon_round(t);
-        const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
-        if (d < falcon_mul(t, 0x1p-23) && r < limit &&
-            falcon_divf((float)r, (float)p) == vf) {
-            *mag = (uint32_t)r;
-            return a;
-        }
+        const int step = falcon_step32(vf, p, mag);
+        if (step)
+            return step > 0 ? a : -1;
         p = falcon_mul(p, 10.0);
     }
     return -1;
+}
+
+/* Whether the search accepts the value at a = A, p = 10^A, A <= AMAX
+ * (+0.0: yes, *mag = 0; exceptions: no): one step instead of the search.
+ * See falcon_scan for what it tells about the chunk. */
+static FZ_HD int falcon_fits64(uint64_t bits, double p, uint64_t *mag) {
+    *mag = 0;
+    if (bits == 0)
+        return 1;
+    const uint64_t abs = bits & 0x7FFFFFFFFFFFFFFFull;
+    const uint32_t e = (uint32_t)(abs >> 52);
+    if (e == 0 || e == 0x7FF)
+        return 0;
+    return falcon_step64(falcon_as_double(abs), p, mag) > 0;
+}
+
+static FZ_HD int falcon_fits32(uint32_t bits, double p, uint32_t *mag) {
+    *mag = 0;
+    if (bits == 0)
+        return 1;
+    const uint32_t abs = bits & 0x7FFFFFFFu;
+    const uint32_t e = abs >> 23;
+    if (e == 0 || e == 0xFF)
+        return 0;
+    return falcon_step32(falcon_as_float(abs), p, mag) > 0;
 }
 
 /* ------------------------------------------------------- chunk decision */
 /* Case 1 needs every value to have a decimal place and, at the chunk's
  * alpha* = max alpha_i, every |w_i| * 10^(alpha* - alpha_i) < 10^D, i.e.
  * digits(w_i) - alpha_i + alpha* <= D for w_i != 0. A scan accumulates
- * what that needs; values can be added in any order. */
+ * what that needs; values can be added in any order.
+ *
+ * Shortcut (the GPU's guess, e.g. the previous chunk's scale): if every
+ * value fits at one A (falcon_fits*) and A = 0 or some value's integer r_i
+ * at A is not a multiple of 10, the scan's answer is A. Proof. Lemma: two
+ * different decimals x = r / 10^a, y = s / 10^b (integers 0 < r, s < 10^D)
+ * never round to the same normal float v: with 10^k <= x < y, both are
+ * multiples of 10^(k+1-D), so y - x >= 10^(k+1-D), while both within half
+ * an ulp of v gives y - x <= ulp(v) < 10^(k+1) * 2^-52 (f64; f32: 2^-23)
+ * (1 + tiny) < 10^(k+1-D) as 2^-52 < 10^-15 and 2^-23 < 10^-6.
+ * (1) No exception and alpha_i <= A: the search cannot stop early (t grows
+ * with a and is < 10^D at A) and accepts at A at the latest.
+ * (2) r_i = w_i * 10^(A - alpha_i): both read back as v_i (w_i is what the
+ * search accepted, r_i what fits accepted), both < 10^D: equal by the
+ * lemma. So digits(w_i) - alpha_i + A = digits(r_i) <= D for every
+ * w_i != 0, and a value with r_i not a multiple of 10 has alpha_i = A.
+ * Hence alpha* = A (A = 0: by (1)), no exception, q + alpha* <= D: the
+ * scale is A. Otherwise the full scan decides (tests/test_falcon.c checks
+ * fits against the search for every A on its decimal-place test set). */
 typedef struct falcon_scan {
     int exception; /* some value has no decimal place */
     int amax;      /* max alpha_i */
