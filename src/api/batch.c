@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../codecs/fz_codec.h"
+#include "../codecs/lorenzo/lorenzo_xform.h"
 #include "../common/fz_bound.h"
 #include "fz_internal.h"
 
@@ -47,6 +48,24 @@ void fz_plan_set_range(fz_batch_plan *plan, double lo, double hi) {
         codec->effective_bound(&plan->h, plan->abs_bound_bits);
 }
 
+/* Shape of a part of `values` values (whole chunks) coded as a stream of
+ * its own: 1-D, except for lorenzo, whose chunks are whole slabs of its
+ * predictor view, so the part keeps that view (and the chunking). */
+static uint32_t part_shape(const fz_header *h, uint64_t values,
+                           uint64_t dims[4]) {
+    dims[0] = values;
+    dims[1] = dims[2] = dims[3] = 1;
+    if (h->codec != LZ_CODEC_ID)
+        return 1;
+    const lz_geom g = lz_geometry(h);
+    if (g.pd >= 2) {
+        dims[0] = g.X;
+        dims[1] = g.pd == 2 ? values / g.X : g.Y;
+        dims[2] = g.pd == 3 ? values / (g.X * g.Y) : 1;
+    }
+    return g.pd;
+}
+
 void fz_plan_batch(const fz_batch_plan *plan, uint64_t b, uint64_t *first,
                    uint64_t *count, uint64_t *first_byte, uint64_t *bytes) {
     const uint64_t f = b * plan->chunks_per_batch;
@@ -85,8 +104,10 @@ fz_status fz_plan_batch_params(const fz_batch_plan *plan, uint64_t b,
     fz_plan_batch(plan, b, &first, &count, &first_byte, &bytes);
     *bp = plan->params;
     if (count != plan->h.chunk_count) { /* a part: a 1-D array */
-        const uint64_t dims[1] = {bytes / fz_dtype_size(plan->h.dtype)};
-        fz_params_set_shape(bp, 1, dims);
+        uint64_t dims[4];
+        const uint32_t ndims =
+            part_shape(&plan->h, bytes / fz_dtype_size(plan->h.dtype), dims);
+        fz_params_set_shape(bp, ndims, dims);
     }
     if (plan->h.mode == FZ_MODE_REL) {
         bp->mode = FZ_MODE_ABS;
@@ -122,9 +143,8 @@ void fz_sub_header(const fz_header *h, uint64_t first, uint64_t count,
         if (end > h->original_bytes)
             end = h->original_bytes;
         sub.original_bytes = end - first * h->chunk_bytes;
-        sub.ndims = 1;
-        sub.dims[0] = sub.original_bytes / fz_dtype_size(h->dtype);
-        sub.dims[1] = sub.dims[2] = sub.dims[3] = 1;
+        sub.ndims = part_shape(h, sub.original_bytes / fz_dtype_size(h->dtype),
+                               sub.dims);
         sub.chunk_count = count;
     }
     sub.payload_bytes = payload_bytes;
