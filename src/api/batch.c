@@ -109,7 +109,11 @@ fz_status fz_plan_batch_params(const fz_batch_plan *plan, uint64_t b,
             part_shape(&plan->h, bytes / fz_dtype_size(plan->h.dtype), dims);
         fz_params_set_shape(bp, ndims, dims);
     }
-    if (plan->h.mode == FZ_MODE_REL) {
+    /* REL: each part gets the whole array's absolute bound. lorenzo has no
+     * ABS bound 0: with a zero range every part has one too, and REL gives
+     * each the same enforced bound (0, verbatim chunks). */
+    if (plan->h.mode == FZ_MODE_REL &&
+        !(plan->h.codec == LZ_CODEC_ID && plan->abs_bound_bits == 0)) {
         bp->mode = FZ_MODE_ABS;
         memcpy(&bp->bound, &plan->abs_bound_bits, sizeof bp->bound);
     }
