@@ -180,8 +180,15 @@ static void run_field(fz_dtype dtype, const char *field, double offset,
         p.flags |= FZ_FLAG_NO_CHECKSUM;
     p.codec = o.codec;
     p.codec_options[0] = o.dim;
-    /* only sleek has lossy modes */
-    const bool lossy = !o.lossless_only && o.codec == FZ_CODEC_SLEEK;
+    /* sleek has lossless and lossy modes, lorenzo lossy ones only; the
+     * field is 1024 x 1024 x Z, which lorenzo predicts in 3-D */
+    const bool lorenzo = o.codec == FZ_CODEC_LORENZO;
+    const bool lossy =
+        lorenzo || (!o.lossless_only && o.codec == FZ_CODEC_SLEEK);
+    if (lorenzo && n % (1u << 20) == 0) {
+        const uint64_t dims[3] = {1024, 1024, n >> 20};
+        CHECK_FZ(fz_params_set_shape(&p, 3, dims));
+    }
     Buffers b;
     if (lossy) { /* the largest scratch of the modes used */
         p.mode = FZ_MODE_REL;
@@ -221,7 +228,7 @@ static void run_field(fz_dtype dtype, const char *field, double offset,
     const fz_mode modes[] = {FZ_MODE_LOSSLESS, FZ_MODE_REL, FZ_MODE_REL,
                              FZ_MODE_ABS, FZ_MODE_REL};
     const double bounds[] = {0, 1e-2, 1e-3, 1e-3 * range, 1e-4};
-    for (int m = 0; m < (lossy ? 5 : 1); m++) {
+    for (int m = lorenzo ? 1 : 0; m < (lossy ? 5 : 1); m++) {
         p.mode = modes[m];
         p.bound = bounds[m];
         rows.push_back(

@@ -116,6 +116,8 @@ codec_launch find_launch(uint32_t codec, bool compress) {
         return compress ? fz_gfc_gpu_compress : fz_gfc_gpu_decompress;
     case FZ_CODEC_FALCON:
         return compress ? fz_falcon_gpu_compress : fz_falcon_gpu_decompress;
+    case FZ_CODEC_LORENZO:
+        return compress ? fz_lorenzo_gpu_compress : fz_lorenzo_gpu_decompress;
     }
     return nullptr;
 }

@@ -58,12 +58,22 @@ static inline uint64_t fz_gpu_offsets_end(uint64_t chunk_count) {
                        FZ_GPU_SCRATCH_ALIGN);
 }
 
-/* Bytes of temp storage after the offsets: the decode scan's or the
- * compress range reduction's, whichever is larger. */
-static inline uint64_t fz_gpu_temp_bytes(const fz_header *h) {
+/* Work arrays of the lorenzo codec (lorenzo_gpu.cu): about 11 bytes per
+ * value plus per-chunk code books. */
+uint64_t fz_lorenzo_gpu_work_bytes(const fz_header *h);
+
+/* Bytes of temp storage after the offsets shared by every codec: the
+ * decode scan's or the compress range reduction's, whichever is larger. */
+static inline uint64_t fz_gpu_base_temp_bytes(const fz_header *h) {
     uint64_t scan = fz_gpu_offsets_temp_bytes(h->chunk_count);
     uint64_t range = h->mode == 2 ? fz_gpu_range_temp_bytes(h) : 0;
     return fz_align_up(scan > range ? scan : range, FZ_GPU_SCRATCH_ALIGN);
+}
+
+/* The shared temp storage, then (lorenzo, codec 4, only) its work arrays. */
+static inline uint64_t fz_gpu_temp_bytes(const fz_header *h) {
+    return fz_gpu_base_temp_bytes(h) +
+           (h->codec == 4u ? fz_lorenzo_gpu_work_bytes(h) : 0);
 }
 
 static inline uint64_t fz_gpu_scratch_bytes(const fz_header *h) {
@@ -227,5 +237,9 @@ cudaError_t fz_falcon_gpu_compress(const fz_gpu_args *a, int sm_count,
                                    cudaStream_t stream);
 cudaError_t fz_falcon_gpu_decompress(const fz_gpu_args *a, int sm_count,
                                      cudaStream_t stream);
+cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
+                                    cudaStream_t stream);
+cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
+                                      cudaStream_t stream);
 
 #endif /* FZ_GPU_CUH */

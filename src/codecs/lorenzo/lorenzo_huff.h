@@ -104,7 +104,7 @@ typedef struct lz_huff {
     lz_huff_scratch s;
 } lz_huff;
 
-static void lz_huff_free(lz_huff *hf) {
+static inline void lz_huff_free(lz_huff *hf) {
     free(hf->freq);
     free(hf->code);
     free(hf->len);
@@ -118,7 +118,7 @@ static void lz_huff_free(lz_huff *hf) {
     memset(hf, 0, sizeof *hf);
 }
 
-static int lz_huff_alloc(lz_huff *hf, uint64_t n, uint32_t nsym) {
+static inline int lz_huff_alloc(lz_huff *hf, uint64_t n, uint32_t nsym) {
     memset(hf, 0, sizeof *hf);
     hf->nsym = nsym;
     hf->freq = (uint32_t *)malloc(nsym * sizeof(uint32_t));
@@ -142,7 +142,8 @@ static int lz_huff_alloc(lz_huff *hf, uint64_t n, uint32_t nsym) {
 
 /* Histogram, lengths, canonical codes and sub-block sizes of codes[0..n)
  * (n >= 1); returns the exact size of the code stream in bytes. */
-static uint64_t lz_huff_plan(lz_huff *hf, const uint16_t *codes, uint64_t n) {
+static inline uint64_t lz_huff_plan(lz_huff *hf, const uint16_t *codes,
+                                    uint64_t n) {
     uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1],
         base[LZ_HUFF_MAXLEN + 1];
     memset(hf->freq, 0, hf->nsym * sizeof(uint32_t));
@@ -174,14 +175,14 @@ static uint64_t lz_huff_plan(lz_huff *hf, const uint16_t *codes, uint64_t n) {
 }
 
 /* MSB-first bit writer over a zeroed byte range. */
-static void put_bits(uint8_t *p, uint64_t pos, uint32_t v, uint32_t n) {
+static inline void put_bits(uint8_t *p, uint64_t pos, uint32_t v, uint32_t n) {
     for (uint32_t k = 0; k < n; k++, pos++)
         if ((v >> (n - 1 - k)) & 1)
             p[pos >> 3] |= (uint8_t)(0x80 >> (pos & 7));
 }
 
-static void lz_huff_write(const lz_huff *hf, const uint16_t *codes, uint64_t n,
-                          uint8_t *p) {
+static inline void lz_huff_write(const lz_huff *hf, const uint16_t *codes,
+                                 uint64_t n, uint8_t *p) {
     fz_store16(p, (uint16_t)hf->lo);
     fz_store16(p + 2, (uint16_t)hf->hi);
     p += 4;
@@ -244,9 +245,9 @@ static FZ_HD int32_t lz_huff_next(const lz_huff_table *t, const uint32_t *syms,
  * p[0..size), which must be exactly one code stream: complete canonical code,
  * minimal symbol range, every sub-block consumed to its last bit, zero padding.
  */
-static int lz_huff_read(const uint8_t *p, size_t size, uint16_t *codes,
-                        uint64_t n, uint32_t nsym, uint8_t *len,
-                        uint32_t *syms) {
+static inline int lz_huff_read(const uint8_t *p, size_t size, uint16_t *codes,
+                               uint64_t n, uint32_t nsym, uint8_t *len,
+                               uint32_t *syms) {
     lz_huff_table t;
     if (size < 4)
         return FZS_CORRUPT_CHUNK;

@@ -1,0 +1,1012 @@
+/* Lorenzo codec, CUDA backend: byte-identical to the CPU backend. Every
+ * size is exact before anything is written, so compression is a fixed
+ * sequence of kernels on the caller's stream:
+ *   1. REL: the value range (CUB), then a 1-thread kernel resolving the
+ *      enforced bound into the scratch head;
+ *   2. plan (one block per chunk): prequantization, exact bound check,
+ *      checksums, Lorenzo residuals, quant codes, histogram, run starts,
+ *      code lengths (lz_huff_lengths, one thread per chunk, all chunks in
+ *      parallel: the very function the CPU runs, so the lengths agree),
+ *      canonical codes, sub-block bit counts, the workflow choice and the
+ *      chunk table entry;
+ *   3. chunk offsets: a CUB exclusive scan of the sizes;
+ *   4. write (one block per chunk): outliers and exceptions compacted in
+ *      index order by block scans, then the Huffman sub-blocks (one thread
+ *      each, byte-aligned so no bytes are shared) or the runs, or the
+ *      verbatim input.
+ * Decompression is one kernel, one block per chunk: lists checked, codes
+ * decoded (one thread per sub-block; RLE runs parsed by one thread and
+ * expanded in parallel), residuals, tile prefix sums along x, y, z,
+ * values, exceptions and the checksum. Rules: lorenzo_xform.h and
+ * docs/FORMAT.md section 12. */
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "../../common/fz_bound.h"
+#include "../../common/fz_hash.h"
+#include "../../gpu/fz_gpu.cuh"
+#include "lorenzo_huff.h"
+#include "lorenzo_xform.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+/* Alphabets up to this size keep their histogram in shared memory. */
+constexpr uint32_t kSharedHist = 4096;
+typedef cub::BlockScan<uint32_t, kThreads> Scan;
+
+enum : uint32_t { kHuffman = 0, kRle = 1, kVerbatim = 2 };
+
+/* What the plan kernel decided for a chunk, read by the write kernel. */
+struct ChunkPlan {
+    uint32_t flow, size, nout, nexc, runs, lo, hi, pad;
+};
+
+/* Per-call work arrays after the generic temp region (see work_layout). */
+struct Work {
+    int32_t *q;      /* compress: prequantized values; decode: residuals */
+    uint16_t *codes; /* quant codes */
+    uint8_t *exc;    /* compress: exception flags */
+    uint32_t *aux;   /* run starts */
+    uint32_t *hist;  /* per-chunk histograms (large alphabets only) */
+    uint8_t *book;   /* per-chunk code book and lz_huff_lengths scratch */
+    uint32_t *sub_bits, *sub_off; /* per sub-block bits, byte offsets */
+    ChunkPlan *plan;
+    unsigned long long *sizes, *offs;
+    void *cub;
+    size_t cub_bytes;
+    uint64_t book_stride, subs_per_chunk;
+    uint32_t nsym;
+};
+
+uint64_t align_up(uint64_t v) {
+    return fz_align_up(v, FZ_GPU_SCRATCH_ALIGN);
+}
+
+/* Book of one chunk (nsym symbols): code u32, wf u32, order u32, tmp u32
+ * (decode: syms u32 in `code`), weight u64 x2, parent u32 x2, len u8,
+ * depth u8 x2. */
+uint64_t book_bytes(uint32_t nsym) {
+    return fz_align_up(43ull * nsym, 16);
+}
+
+size_t scan_temp_bytes(uint64_t chunks) {
+    size_t bytes = 0;
+    cub::DeviceScan::ExclusiveSum(
+        nullptr, bytes, (const unsigned long long *)nullptr,
+        (unsigned long long *)nullptr, (int64_t)(chunks ? chunks : 1));
+    return bytes;
+}
+
+/* Lays the work arrays out from base (null: sizes only); returns bytes. */
+uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
+    const uint32_t es = fz_dtype_size(h->dtype);
+    const uint64_t n = h->original_bytes / es, C = h->chunk_count;
+    const uint64_t cv = h->chunk_bytes / es;
+    memset(w, 0, sizeof *w);
+    w->nsym = 2 * h->codec_params[0];
+    w->book_stride = book_bytes(w->nsym);
+    w->subs_per_chunk = lz_sub_count(cv);
+    uint64_t at = 0;
+    auto take = [&](uint64_t bytes) {
+        uint8_t *p = base ? base + at : nullptr;
+        at += align_up(bytes);
+        return p;
+    };
+    w->q = (int32_t *)take(4 * n);
+    w->codes = (uint16_t *)take(2 * n);
+    w->exc = (uint8_t *)take(n);
+    w->aux = (uint32_t *)take(4 * n);
+    w->hist = (uint32_t *)take(w->nsym > kSharedHist ? 4ull * C * w->nsym : 0);
+    w->book = take(C * w->book_stride);
+    w->sub_bits = (uint32_t *)take(4 * C * w->subs_per_chunk);
+    w->sub_off = (uint32_t *)take(4 * C * w->subs_per_chunk);
+    w->plan = (ChunkPlan *)take(sizeof(ChunkPlan) * C);
+    w->sizes = (unsigned long long *)take(8 * C);
+    w->offs = (unsigned long long *)take(8 * C);
+    w->cub_bytes = scan_temp_bytes(C);
+    w->cub = take(w->cub_bytes);
+    return at;
+}
+
+/* ----------------------------------------------------- per-type parts */
+template <int ES> struct Val;
+template <> struct Val<4> {
+    typedef uint32_t U;
+    static __device__ uint32_t hash(U b, uint64_t i) {
+        return fz_hash_value32(b, i);
+    }
+    static __device__ U recon(int32_t q, double ebx2) {
+        const float f = lz_recon32(q, ebx2);
+        U r;
+        memcpy(&r, &f, 4);
+        return r;
+    }
+    static __device__ bool quant(U b, double eb, double ebx2, int32_t *q) {
+        return lz_prequant32(b, eb, ebx2, q);
+    }
+};
+template <> struct Val<8> {
+    typedef uint64_t U;
+    static __device__ uint32_t hash(U b, uint64_t i) {
+        return fz_hash_value64(b, i);
+    }
+    static __device__ U recon(int32_t q, double ebx2) {
+        const double d = lz_recon64(q, ebx2);
+        U r;
+        memcpy(&r, &d, 8);
+        return r;
+    }
+    static __device__ bool quant(U b, double eb, double ebx2, int32_t *q) {
+        return lz_prequant64(b, eb, ebx2, q);
+    }
+};
+
+__device__ double double_of(uint64_t bits) {
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+/* Block-wide sum, the same value returned to every thread. */
+__device__ uint32_t block_sum(uint32_t x, uint32_t *sm) {
+    x = __reduce_add_sync(FZ_FULL_MASK, x);
+    __syncthreads(); /* sm may still be read by a previous call */
+    if ((threadIdx.x & 31) == 0)
+        sm[threadIdx.x >> 5] = x;
+    __syncthreads();
+    uint32_t t = 0;
+    for (int k = 0; k < kWarps; k++)
+        t += sm[k];
+    return t;
+}
+
+/* Block-wide OR of a flag, the same value returned to every thread. */
+__device__ bool block_any(bool x, int *flag) {
+    __syncthreads();
+    if (threadIdx.x == 0)
+        *flag = 0;
+    __syncthreads();
+    if (x)
+        *flag = 1;
+    __syncthreads();
+    return *flag != 0;
+}
+
+/* Indices i < n with pred(i), in increasing order: emit(i, rank). */
+template <typename Pred, typename Emit>
+__device__ uint32_t compact(uint32_t n, Scan::TempStorage &tmp, Pred pred,
+                            Emit emit) {
+    uint32_t done = 0;
+    for (uint32_t base = 0; base < n; base += kThreads) {
+        const uint32_t i = base + threadIdx.x;
+        const uint32_t f = i < n && pred(i) ? 1u : 0u;
+        uint32_t rank, agg;
+        Scan(tmp).ExclusiveSum(f, rank, agg);
+        if (f)
+            emit(i, done + rank);
+        done += agg;
+        __syncthreads(); /* tmp is reused */
+    }
+    return done;
+}
+
+/* Lorenzo residual of value i of a chunk (q in the chunk), zero padding at
+ * tile borders: exactly the CPU's differences along x, y, z (|q| < 2^27,
+ * so no partial sum overflows). */
+__device__ int32_t residual(const int32_t *q, uint32_t i, const lz_geom &g) {
+    uint64_t x, y, z;
+    lz_coords(&g, i, &x, &y, &z);
+    const bool bx = x % g.tx != 0;
+    const bool by = g.pd >= 2 && y % g.ty != 0;
+    const bool bz = g.pd >= 3 && z % g.tz != 0;
+    const uint64_t sy = g.X, sz = g.X * g.Y;
+    int32_t d = q[i];
+    if (bx)
+        d -= q[i - 1];
+    if (by) {
+        d -= q[i - sy];
+        if (bx)
+            d += q[i - sy - 1];
+    }
+    if (bz) {
+        d -= q[i - sz];
+        if (bx)
+            d += q[i - sz - 1];
+        if (by) {
+            d += q[i - sz - sy];
+            if (bx)
+                d -= q[i - sz - sy - 1];
+        }
+    }
+    return d;
+}
+
+struct ChunkSpan {
+    uint64_t first; /* first value */
+    uint32_t n;     /* values */
+    uint64_t raw;   /* bytes */
+};
+
+__device__ ChunkSpan chunk_span(const fz_header &h, uint64_t c, uint32_t es) {
+    ChunkSpan s;
+    const uint64_t cv = h.chunk_bytes / es, total = h.original_bytes / es;
+    s.first = c * cv;
+    s.n = (uint32_t)(total - s.first < cv ? total - s.first : cv);
+    s.raw = (uint64_t)s.n * es;
+    return s;
+}
+
+/* The book of chunk c. */
+struct Book {
+    uint32_t *code; /* canonical code per symbol (decode: sorted syms) */
+    uint8_t *len;
+    lz_huff_scratch s;
+};
+
+__device__ Book book_of(const Work &w, uint64_t c) {
+    uint8_t *p = w.book + c * w.book_stride;
+    const uint32_t m = w.nsym;
+    Book b;
+    b.code = (uint32_t *)p;
+    b.s.wf = (uint32_t *)(p + 4ull * m);
+    b.s.order = (uint32_t *)(p + 8ull * m);
+    b.s.tmp = (uint32_t *)(p + 12ull * m);
+    b.s.weight = (uint64_t *)(p + 16ull * m);
+    b.s.parent = (uint32_t *)(p + 32ull * m);
+    b.len = p + 40ull * m;
+    b.s.depth = p + 41ull * m;
+    return b;
+}
+
+/* ------------------------------------------------------- compression */
+__global__ void resolve_bound(const fz_gpu_args a) {
+    const fz_header &h = a.expect;
+    uint64_t bits = h.bound_bits;
+    if (h.mode == 2) {
+        const double rel = double_of(h.bound_bits);
+        bits = fz_rel_abs_bound_bits(rel, a.scratch->range_lo,
+                                     a.scratch->range_hi);
+    }
+    a.scratch->bound_eff_bits = bits; /* lorenzo enforces the bound itself */
+}
+
+struct __align__(16) PlanShared {
+    Scan::TempStorage scan;
+    uint32_t hist[kSharedHist];
+    uint32_t sums[kWarps];
+    uint32_t lo, hi;
+};
+
+template <int ES>
+__global__ void __launch_bounds__(kThreads)
+    plan_kernel(const fz_gpu_args a, const Work w) {
+    typedef Val<ES> V;
+    typedef typename V::U U;
+    __shared__ PlanShared sh;
+    const fz_header &h = a.expect;
+    const uint64_t c = blockIdx.x;
+    const ChunkSpan sp = chunk_span(h, c, ES);
+    const uint32_t n = sp.n, R = h.codec_params[0], S = w.nsym;
+    const double eb = double_of(a.scratch->bound_eff_bits);
+    const double ebx2 = lz_ebx2(eb);
+    const U *src = reinterpret_cast<const U *>(a.src) + sp.first;
+    int32_t *q = w.q + sp.first;
+    uint16_t *codes = w.codes + sp.first;
+    uint8_t *exc = w.exc + sp.first;
+    uint32_t *aux = w.aux + sp.first;
+    uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
+    uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
+
+    /* prequantization, exceptions, checksums of what decoding returns */
+    uint32_t hash_recon = 0, hash_raw = 0, nexc = 0;
+    for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
+        const U b = src[i];
+        int32_t qi = 0;
+        const bool ok = V::quant(b, eb, ebx2, &qi);
+        hash_raw += V::hash(b, i);
+        hash_recon += V::hash(ok ? V::recon(qi, ebx2) : b, i);
+        nexc += !ok;
+        q[i] = qi;
+        exc[i] = ok ? 0 : 1;
+    }
+    hash_recon = block_sum(hash_recon, sh.sums);
+    hash_raw = block_sum(hash_raw, sh.sums);
+    nexc = block_sum(nexc, sh.sums);
+    const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
+    if (eb == 0.0) { /* REL of constant data: verbatim */
+        if (threadIdx.x == 0) {
+            ChunkPlan p = {kVerbatim, (uint32_t)sp.raw, 0, 0, 0, 0, 0, 0};
+            w.plan[c] = p;
+            w.sizes[c] = sp.raw;
+            fz_gpu_put_entry(a, c, (uint32_t)sp.raw, checksums, hash_raw,
+                             sp.raw);
+            atomicAdd(&a.scratch->payload_total, (unsigned long long)sp.raw);
+        }
+        return;
+    }
+
+    /* quant codes and their histogram (q of the whole chunk is visible) */
+    const lz_geom g = lz_geometry(&h);
+    const bool shared_hist = S <= kSharedHist;
+    uint32_t *hist = shared_hist ? sh.hist : w.hist + c * S;
+    if (shared_hist)
+        for (uint32_t s = threadIdx.x; s < S; s += kThreads)
+            sh.hist[s] = 0;
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
+        const uint32_t code = lz_code_of(residual(q, i, g), R);
+        codes[i] = (uint16_t)code;
+        atomicAdd(&hist[code], 1u);
+    }
+    __syncthreads();
+
+    /* run starts, in order; the RLE size */
+    const uint32_t runs = compact(
+        n, sh.scan,
+        [&](uint32_t i) { return i == 0 || codes[i] != codes[i - 1]; },
+        [&](uint32_t i, uint32_t r) { aux[r] = i; });
+    __syncthreads();
+    uint32_t rle_part = 0;
+    for (uint32_t r = threadIdx.x; r < runs; r += kThreads) {
+        const uint32_t end = r + 1 < runs ? aux[r + 1] : n;
+        rle_part += 2 + lz_leb_bytes(end - aux[r]);
+    }
+    const uint64_t rle = 4 + (uint64_t)block_sum(rle_part, sh.sums);
+
+    /* code lengths (one thread: the CPU's construction), canonical codes */
+    const Book bk = book_of(w, c);
+    if (threadIdx.x == 0) {
+        lz_huff_lengths(hist, S, bk.len, bk.s);
+        uint32_t lo = 0, hi = S - 1;
+        while (!bk.len[lo])
+            lo++;
+        while (!bk.len[hi])
+            hi--;
+        uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1],
+            base[LZ_HUFF_MAXLEN + 1];
+        lz_canonical(bk.len, S, count, first, base);
+        for (uint32_t s = lo; s <= hi; s++)
+            if (bk.len[s])
+                bk.code[s] = first[bk.len[s]]++;
+        sh.lo = lo;
+        sh.hi = hi;
+    }
+    __syncthreads();
+
+    /* bits of each sub-block: one warp per sub-block */
+    const uint32_t nsub = (uint32_t)lz_sub_count(n);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (uint32_t b = warp; b < nsub; b += kWarps) {
+        const uint32_t end =
+            (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
+        uint32_t bits = 0;
+        for (uint32_t i = b * LZ_SUB_SYMBOLS + lane; i < end; i += 32)
+            bits += bk.len[codes[i]];
+        bits = __reduce_add_sync(FZ_FULL_MASK, bits);
+        if (lane == 0)
+            sub_bits[b] = bits;
+    }
+    __syncthreads();
+
+    if (threadIdx.x == 0) {
+        const uint32_t lo = sh.lo, hi = sh.hi;
+        uint64_t data = 0;
+        for (uint32_t b = 0; b < nsub; b++) {
+            sub_off[b] = (uint32_t)data;
+            data += (sub_bits[b] + 7) / 8;
+        }
+        const uint64_t huff = 4 + lz_lengths_bytes(lo, hi) + 4ull * nsub + data;
+        const uint32_t nout = hist[0];
+        const uint64_t lists = LZ_CHUNK_HEAD +
+                               (uint64_t)nout * LZ_OUTLIER_BYTES +
+                               (uint64_t)nexc * (4 + ES);
+        const bool use_rle = rle < huff;
+        const uint64_t total = lists + (use_rle ? rle : huff);
+        ChunkPlan p;
+        p.flow = total >= sp.raw ? kVerbatim : use_rle ? kRle : kHuffman;
+        p.size = (uint32_t)(p.flow == kVerbatim ? sp.raw : total);
+        p.nout = nout;
+        p.nexc = nexc;
+        p.runs = runs;
+        p.lo = lo;
+        p.hi = hi;
+        p.pad = 0;
+        w.plan[c] = p;
+        w.sizes[c] = p.size;
+        fz_gpu_put_entry(a, c, p.size, checksums,
+                         p.flow == kVerbatim ? hash_raw : hash_recon, sp.raw);
+        atomicAdd(&a.scratch->payload_total, (unsigned long long)p.size);
+    }
+}
+
+__device__ void put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* Codes [from, end) of a sub-block, MSB first, the last byte padded. */
+__device__ void encode_sub(const uint16_t *codes, uint32_t from, uint32_t end,
+                           const Book &bk, uint8_t *o) {
+    uint64_t acc = 0;
+    uint32_t pending = 0;
+    for (uint32_t i = from; i < end; i++) {
+        const uint32_t s = codes[i], l = bk.len[s];
+        acc = (acc << l) | bk.code[s];
+        pending += l;
+        while (pending >= 8) {
+            pending -= 8;
+            *o++ = (uint8_t)(acc >> pending);
+        }
+    }
+    if (pending)
+        *o = (uint8_t)(acc << (8 - pending));
+}
+
+struct __align__(16) WriteShared {
+    Scan::TempStorage scan;
+};
+
+template <int ES>
+__global__ void __launch_bounds__(kThreads)
+    write_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ WriteShared sh;
+    const fz_header &h = a.expect;
+    const uint64_t c = blockIdx.x;
+    const ChunkSpan sp = chunk_span(h, c, ES);
+    const uint32_t n = sp.n;
+    const ChunkPlan p = w.plan[c];
+    const uint64_t at = a.payload_off + w.offs[c];
+    if (at + p.size > a.dst_capacity) {
+        if (threadIdx.x == 0)
+            fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
+        return;
+    }
+    uint8_t *out = a.dst + at;
+    const uint8_t *in = a.src + sp.first * ES;
+    if (p.flow == kVerbatim) {
+        if (((uintptr_t)out & 3) == 0)
+            for (uint64_t k = threadIdx.x; k < sp.raw / 4; k += kThreads)
+                reinterpret_cast<uint32_t *>(out)[k] =
+                    reinterpret_cast<const uint32_t *>(in)[k];
+        else
+            for (uint64_t k = threadIdx.x; k < sp.raw; k += kThreads)
+                out[k] = in[k];
+        return;
+    }
+    const int32_t *q = w.q + sp.first;
+    const uint16_t *codes = w.codes + sp.first;
+    const uint8_t *exc = w.exc + sp.first;
+    const uint32_t *aux = w.aux + sp.first;
+    const lz_geom g = lz_geometry(&h);
+    if (threadIdx.x == 0) {
+        out[0] = (uint8_t)p.flow;
+        out[1] = out[2] = out[3] = 0;
+        put32(out + 4, p.nout);
+        put32(out + 8, p.nexc);
+    }
+    uint8_t *o = out + LZ_CHUNK_HEAD;
+    compact(
+        n, sh.scan, [&](uint32_t i) { return codes[i] == 0; },
+        [&](uint32_t i, uint32_t r) {
+            put32(o + (uint64_t)r * LZ_OUTLIER_BYTES, i);
+            put32(o + (uint64_t)r * LZ_OUTLIER_BYTES + 4,
+                  (uint32_t)residual(q, i, g));
+        });
+    uint8_t *e = o + (uint64_t)p.nout * LZ_OUTLIER_BYTES;
+    compact(
+        n, sh.scan, [&](uint32_t i) { return exc[i] != 0; },
+        [&](uint32_t i, uint32_t r) {
+            uint8_t *d = e + (uint64_t)r * (4 + ES);
+            put32(d, i);
+            for (int k = 0; k < ES; k++)
+                d[4 + k] = in[(uint64_t)i * ES + k];
+        });
+    uint8_t *s = e + (uint64_t)p.nexc * (4 + ES);
+    if (p.flow == kRle) {
+        if (threadIdx.x == 0)
+            put32(s, p.runs);
+        uint32_t done = 4;
+        for (uint32_t base = 0; base < p.runs; base += kThreads) {
+            const uint32_t r = base + threadIdx.x;
+            uint32_t len = 0, bytes = 0;
+            if (r < p.runs) {
+                len = (r + 1 < p.runs ? aux[r + 1] : n) - aux[r];
+                bytes = 2 + lz_leb_bytes(len);
+            }
+            uint32_t rank, agg;
+            Scan(sh.scan).ExclusiveSum(bytes, rank, agg);
+            if (r < p.runs) {
+                uint8_t *d = s + done + rank;
+                const uint32_t sym = codes[aux[r]];
+                d[0] = (uint8_t)sym;
+                d[1] = (uint8_t)(sym >> 8);
+                d += 2;
+                uint32_t v = len;
+                for (; v >= 128; v >>= 7)
+                    *d++ = (uint8_t)(0x80 | (v & 0x7F));
+                *d = (uint8_t)v;
+            }
+            done += agg;
+            __syncthreads();
+        }
+        return;
+    }
+    /* Huffman: range, 5-bit lengths, sub-block sizes, sub-blocks */
+    const Book bk = book_of(w, c);
+    const uint32_t lo = p.lo, hi = p.hi;
+    if (threadIdx.x == 0) {
+        s[0] = (uint8_t)lo;
+        s[1] = (uint8_t)(lo >> 8);
+        s[2] = (uint8_t)hi;
+        s[3] = (uint8_t)(hi >> 8);
+    }
+    const uint32_t tbytes = lz_lengths_bytes(lo, hi), count = hi - lo + 1;
+    for (uint32_t j = threadIdx.x; j < tbytes; j += kThreads) {
+        uint32_t byte = 0;
+        for (uint32_t k = 0; k < 8; k++) {
+            const uint32_t pos = 8 * j + k, sym = pos / 5;
+            const uint32_t bit =
+                sym < count ? (bk.len[lo + sym] >> (4 - pos % 5)) & 1u : 0u;
+            byte |= bit << (7 - k);
+        }
+        s[4 + j] = (uint8_t)byte;
+    }
+    const uint32_t nsub = (uint32_t)lz_sub_count(n);
+    const uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
+    const uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
+    uint8_t *sizes = s + 4 + tbytes;
+    uint8_t *data = sizes + 4ull * nsub;
+    for (uint32_t b = threadIdx.x; b < nsub; b += kThreads) {
+        put32(sizes + 4ull * b, sub_bits[b]);
+        const uint32_t end =
+            (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
+        encode_sub(codes, b * LZ_SUB_SYMBOLS, end, bk, data + sub_off[b]);
+    }
+}
+
+/* ----------------------------------------------------- decompression */
+struct __align__(16) DecodeShared {
+    lz_huff_table t;
+    fz_header hdr;
+    uint32_t sums[kWarps];
+    uint32_t want, runs, nout, nexc, flow;
+    int ok, flag;
+    unsigned long long lists;
+};
+
+/* Partial sums along one axis, restarting at tile borders: `segs`
+ * segments; segment k starts at start(k) and has len(k) values `stride`
+ * apart (wrapping arithmetic, as on the CPU). */
+template <typename Seg>
+__device__ void prefix_pass(int32_t *v, uint32_t segs, uint32_t stride,
+                            Seg seg) {
+    for (uint32_t k = threadIdx.x; k < segs; k += kThreads) {
+        uint32_t start, len;
+        seg(k, &start, &len);
+        uint32_t acc = (uint32_t)v[start];
+        for (uint32_t j = 1; j < len; j++) {
+            const uint64_t i = start + (uint64_t)j * stride;
+            acc += (uint32_t)v[i];
+            v[i] = (int32_t)acc;
+        }
+    }
+    __syncthreads();
+}
+
+/* The inverse of the Lorenzo differences, in place over the chunk. */
+__device__ void partial_sums(int32_t *v, uint32_t n, const lz_geom &g) {
+    if (g.pd == 1) {
+        const uint32_t segs = (n + LZ_TILE1 - 1) / LZ_TILE1;
+        prefix_pass(v, segs, 1, [&](uint32_t k, uint32_t *st, uint32_t *len) {
+            *st = k * LZ_TILE1;
+            *len = n - *st < LZ_TILE1 ? n - *st : LZ_TILE1;
+        });
+        return;
+    }
+    const uint32_t X = (uint32_t)g.X, rows = n / X;
+    const uint32_t xsegs = (X + g.tx - 1) / g.tx;
+    prefix_pass(v, rows * xsegs, 1,
+                [&](uint32_t k, uint32_t *st, uint32_t *len) {
+                    const uint32_t r = k / xsegs, x0 = (k % xsegs) * g.tx;
+                    *st = r * X + x0;
+                    *len = X - x0 < g.tx ? X - x0 : g.tx;
+                });
+    /* y: within each plane of Y rows (pd 2: the chunk is one plane) */
+    const uint32_t Y = g.pd == 2 ? rows : (uint32_t)g.Y;
+    const uint32_t planes = rows / Y;
+    const uint32_t ysegs = (Y + g.ty - 1) / g.ty;
+    prefix_pass(v, planes * ysegs * X, X,
+                [&](uint32_t k, uint32_t *st, uint32_t *len) {
+                    const uint32_t x = k % X, rest = k / X;
+                    const uint32_t y0 = (rest % ysegs) * g.ty, z = rest / ysegs;
+                    *st = (z * Y + y0) * X + x;
+                    *len = Y - y0 < g.ty ? Y - y0 : g.ty;
+                });
+    if (g.pd < 3)
+        return;
+    const uint32_t plane = X * Y;
+    const uint32_t zsegs = (planes + g.tz - 1) / g.tz;
+    prefix_pass(v, zsegs * plane, plane,
+                [&](uint32_t k, uint32_t *st, uint32_t *len) {
+                    const uint32_t xy = k % plane, z0 = (k / plane) * g.tz;
+                    *st = z0 * plane + xy;
+                    *len = planes - z0 < g.tz ? planes - z0 : g.tz;
+                });
+}
+
+/* Parses the RLE stream (one thread): run starts into aux, symbols into
+ * syms; false when malformed (the CPU's rules). */
+__device__ bool parse_rle(const uint8_t *p, const uint8_t *end, uint32_t n,
+                          uint32_t nsym, uint32_t *aux, int32_t *syms,
+                          uint32_t *runs_out) {
+    if (end - p < 4)
+        return false;
+    const uint64_t runs = fz_load32(p);
+    p += 4;
+    uint64_t at = 0;
+    uint32_t prev = UINT32_MAX;
+    for (uint64_t r = 0; r < runs; r++) {
+        if (end - p < 3)
+            return false;
+        const uint32_t sym = fz_load16(p);
+        p += 2;
+        uint64_t len = 0;
+        for (uint32_t k = 0;; k++) {
+            if (p == end || k == 5)
+                return false;
+            const uint8_t b = *p++;
+            len |= (uint64_t)(b & 0x7F) << (7 * k);
+            if (!(b & 0x80)) {
+                if (b == 0 && k > 0)
+                    return false;
+                break;
+            }
+        }
+        if (sym >= nsym || sym == prev || len == 0 || len > n - at)
+            return false;
+        aux[r] = (uint32_t)at; /* r < n: every run has a value */
+        syms[r] = (int32_t)sym;
+        at += len;
+        prev = sym;
+    }
+    *runs_out = (uint32_t)runs;
+    return at == n && p == end;
+}
+
+/* Parses the Huffman table and the sub-block sizes (one thread): fills
+ * the decoding table, the sorted symbols, sub-block bits and offsets. */
+__device__ bool parse_huffman(const uint8_t *p, uint64_t size, uint32_t n,
+                              uint32_t nsym, const Book &bk, lz_huff_table *t,
+                              uint32_t *sub_bits, uint32_t *sub_off,
+                              uint64_t *data_at) {
+    if (size < 4)
+        return false;
+    const uint32_t lo = fz_load16(p), hi = fz_load16(p + 2);
+    if (lo > hi || hi >= nsym)
+        return false;
+    const uint32_t tbytes = lz_lengths_bytes(lo, hi);
+    const uint64_t nsub = lz_sub_count(n);
+    if (size - 4 < tbytes || (size - 4 - tbytes) / 4 < nsub)
+        return false;
+    const uint8_t *tab = p + 4;
+    for (uint32_t s = 0; s < nsym; s++)
+        bk.len[s] = 0;
+    uint32_t used = 0;
+    for (uint32_t s = lo; s <= hi; s++) {
+        const uint32_t l = lz_peek(tab, tbytes, 5 * (uint64_t)(s - lo)) >>
+                           (LZ_HUFF_MAXLEN - 5);
+        if (l > LZ_HUFF_MAXLEN)
+            return false;
+        bk.len[s] = (uint8_t)l;
+        used += l != 0;
+    }
+    const uint32_t tbits = 5 * (hi - lo + 1);
+    if (!bk.len[lo] || !bk.len[hi] ||
+        (tbits & 7 && tab[tbytes - 1] & (0xFFu >> (tbits & 7))))
+        return false;
+    const uint64_t kraft =
+        lz_canonical(bk.len, nsym, t->count, t->first, t->base);
+    if (used == 1 ? bk.len[lo] != 1 : kraft != (1u << LZ_HUFF_MAXLEN))
+        return false;
+    t->minlen = 1;
+    while (!t->count[t->minlen])
+        t->minlen++;
+    uint32_t fill[LZ_HUFF_MAXLEN + 1];
+    for (uint32_t l = 0; l <= LZ_HUFF_MAXLEN; l++)
+        fill[l] = t->base[l];
+    for (uint32_t s = lo; s <= hi; s++)
+        if (bk.len[s])
+            bk.code[fill[bk.len[s]]++] = s; /* sorted symbols */
+    const uint8_t *sizes = tab + tbytes;
+    uint64_t left = size - 4 - tbytes - 4 * nsub, off = 0;
+    for (uint64_t b = 0; b < nsub; b++) {
+        const uint32_t bits = fz_load32(sizes + 4 * b);
+        const uint64_t bytes = ((uint64_t)bits + 7) / 8;
+        if (bytes > left)
+            return false;
+        sub_bits[b] = bits;
+        sub_off[b] = (uint32_t)off;
+        off += bytes;
+        left -= bytes;
+    }
+    *data_at = 4 + tbytes + 4 * nsub;
+    return left == 0;
+}
+
+/* Decodes one sub-block: exactly `bits` bits, zero padding. */
+__device__ bool decode_sub(const lz_huff_table *t, const uint32_t *syms,
+                           const uint8_t *p, uint32_t bits, uint16_t *codes,
+                           uint32_t count) {
+    uint64_t pos = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const int32_t s = lz_huff_next(t, syms, p, bits, &pos);
+        if (s < 0)
+            return false;
+        codes[i] = (uint16_t)s;
+    }
+    const uint32_t bytes = (bits + 7) / 8;
+    return pos == bits && !(bits & 7 && p[bytes - 1] & (0xFFu >> (bits & 7)));
+}
+
+template <int ES>
+__global__ void __launch_bounds__(kThreads)
+    decode_kernel(const fz_gpu_args a, const Work w) {
+    typedef Val<ES> V;
+    typedef typename V::U U;
+    __shared__ DecodeShared sh;
+    const uint64_t c = blockIdx.x;
+    if (threadIdx.x == 0) {
+        const int st = fz_gpu_check_stream(a, &sh.hdr);
+        if (st != FZS_OK)
+            fz_gpu_fail(a.scratch, st);
+        sh.ok = st == FZS_OK;
+    }
+    __syncthreads();
+    if (!sh.ok)
+        return;
+    const fz_header &h = sh.hdr;
+    const ChunkSpan sp = chunk_span(h, c, ES);
+    const uint32_t n = sp.n, R = h.codec_params[0], S = w.nsym;
+    const uint64_t off = a.offsets[c], size = a.offsets[c + 1] - off;
+    const uint8_t *in = a.src + a.payload_off + off;
+    U *out = reinterpret_cast<U *>(a.dst) + sp.first;
+    const bool check = a.verify && (h.flags & FZ_HDR_FLAG_CHECKSUMS);
+    if (threadIdx.x == 0)
+        sh.want = fz_gpu_take_entry(a, h.flags, c, (uint32_t)size);
+    if (size > sp.raw || off + size > h.payload_bytes) {
+        if (threadIdx.x == 0)
+            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+        return;
+    }
+    __syncthreads();
+    uint32_t hash = 0;
+    if (size == sp.raw) { /* verbatim */
+        for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
+            U b = 0;
+            for (int k = ES - 1; k >= 0; k--)
+                b = (b << 8) | in[(uint64_t)i * ES + k];
+            out[i] = b;
+            hash += V::hash(b, i);
+        }
+        hash = block_sum(hash, sh.sums);
+        if (threadIdx.x == 0 && check &&
+            fz_hash_final(hash, sp.raw / 4) != sh.want)
+            fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
+        return;
+    }
+    const double ebx2 = lz_ebx2(double_of(h.bound_eff_bits));
+    if (threadIdx.x == 0) {
+        bool ok = size >= LZ_CHUNK_HEAD && in[0] <= LZ_FLOW_RLE && !in[1] &&
+                  !in[2] && !in[3] && double_of(h.bound_eff_bits) != 0.0;
+        if (ok) {
+            sh.flow = in[0];
+            sh.nout = fz_load32(in + 4);
+            sh.nexc = fz_load32(in + 8);
+            sh.lists = (unsigned long long)sh.nout * LZ_OUTLIER_BYTES +
+                       (unsigned long long)sh.nexc * (4 + ES);
+            ok = sh.nout <= n && sh.nexc <= n &&
+                 size - LZ_CHUNK_HEAD >= sh.lists;
+        }
+        sh.ok = ok;
+    }
+    __syncthreads();
+    const bool head_ok = sh.ok;
+    if (!head_ok) {
+        if (threadIdx.x == 0)
+            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+        return;
+    }
+    const uint32_t nout = sh.nout, nexc = sh.nexc;
+    const uint8_t *outl = in + LZ_CHUNK_HEAD;
+    const uint8_t *excl = outl + (uint64_t)nout * LZ_OUTLIER_BYTES;
+    const uint8_t *payload = in + LZ_CHUNK_HEAD + sh.lists;
+    const uint64_t plen = size - LZ_CHUNK_HEAD - sh.lists;
+
+    /* lists: indices strictly increasing and in range */
+    bool bad = false;
+    for (uint32_t k = threadIdx.x; k < nout; k += kThreads) {
+        const uint32_t idx = fz_load32(outl + 8ull * k);
+        const int32_t delta = (int32_t)fz_load32(outl + 8ull * k + 4);
+        bad |= idx >= n || lz_code_of(delta, R) != 0 ||
+               (k > 0 && idx <= fz_load32(outl + 8ull * (k - 1)));
+    }
+    for (uint32_t k = threadIdx.x; k < nexc; k += kThreads) {
+        const uint32_t idx = fz_load32(excl + (4ull + ES) * k);
+        bad |= idx >= n ||
+               (k > 0 && idx <= fz_load32(excl + (4ull + ES) * (k - 1)));
+    }
+    if (block_any(bad, &sh.flag)) {
+        if (threadIdx.x == 0)
+            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+        return;
+    }
+
+    /* the code stream */
+    uint16_t *codes = w.codes + sp.first;
+    int32_t *v = w.q + sp.first;
+    uint32_t *aux = w.aux + sp.first;
+    const Book bk = book_of(w, c);
+    uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
+    uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
+    __shared__ unsigned long long data_at;
+    if (threadIdx.x == 0) {
+        uint64_t d = 0;
+        uint32_t runs = 0;
+        sh.ok = sh.flow == LZ_FLOW_RLE
+                    ? parse_rle(payload, payload + plen, n, S, aux, v, &runs)
+                    : parse_huffman(payload, plen, n, S, bk, &sh.t, sub_bits,
+                                    sub_off, &d);
+        sh.runs = runs;
+        data_at = d;
+    }
+    __syncthreads();
+    if (!sh.ok) {
+        if (threadIdx.x == 0)
+            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+        return;
+    }
+    if (sh.flow == LZ_FLOW_RLE) {
+        const uint32_t runs = sh.runs;
+        for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
+            uint32_t lo = 0, hi = runs - 1; /* last run starting <= i */
+            while (lo < hi) {
+                const uint32_t mid = (lo + hi + 1) / 2;
+                if (aux[mid] <= i)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            codes[i] = (uint16_t)v[lo];
+        }
+    } else {
+        const uint32_t nsub = (uint32_t)lz_sub_count(n);
+        const uint8_t *data = payload + data_at;
+        for (uint32_t b = threadIdx.x; b < nsub; b += kThreads) {
+            const uint32_t from = b * LZ_SUB_SYMBOLS;
+            const uint32_t count =
+                n - from < LZ_SUB_SYMBOLS ? n - from : LZ_SUB_SYMBOLS;
+            bad |= !decode_sub(&sh.t, bk.code, data + sub_off[b], sub_bits[b],
+                               codes + from, count);
+        }
+    }
+    if (block_any(bad, &sh.flag)) {
+        if (threadIdx.x == 0)
+            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+        return;
+    }
+
+    /* residuals: code - R, outliers where the code is 0 (exactly there) */
+    uint32_t zeros = 0;
+    for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
+        zeros += codes[i] == 0;
+        v[i] = (int32_t)codes[i] - (int32_t)R;
+    }
+    zeros = block_sum(zeros, sh.sums); /* also orders the writes above */
+    bad = zeros != nout;
+    for (uint32_t k = threadIdx.x; k < nout; k += kThreads) {
+        const uint32_t idx = fz_load32(outl + 8ull * k);
+        bad |= codes[idx] != 0;
+        v[idx] = (int32_t)fz_load32(outl + 8ull * k + 4);
+    }
+    if (block_any(bad, &sh.flag)) {
+        if (threadIdx.x == 0)
+            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+        return;
+    }
+    const lz_geom g = lz_geometry(&h);
+    partial_sums(v, n, g);
+
+    /* values, then the exact ones over them */
+    for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
+        const int32_t qv = v[i];
+        bad |= !(qv < (int32_t)LZ_Q_LIMIT && qv > -(int32_t)LZ_Q_LIMIT);
+        const U r = V::recon(qv, ebx2);
+        out[i] = r;
+        hash += V::hash(r, i);
+    }
+    __syncthreads();
+    const U zero = V::recon(0, ebx2);
+    for (uint32_t k = threadIdx.x; k < nexc; k += kThreads) {
+        const uint8_t *e = excl + (4ull + ES) * k;
+        const uint32_t idx = fz_load32(e);
+        U b = 0;
+        for (int j = ES - 1; j >= 0; j--)
+            b = (b << 8) | e[4 + j];
+        bad |= v[idx] != 0;
+        out[idx] = b;
+        hash += V::hash(b, idx) - V::hash(zero, idx);
+    }
+    hash = block_sum(hash, sh.sums);
+    if (block_any(bad, &sh.flag)) {
+        if (threadIdx.x == 0)
+            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+        return;
+    }
+    if (threadIdx.x == 0 && check && fz_hash_final(hash, sp.raw / 4) != sh.want)
+        fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
+}
+
+Work work_of(const fz_gpu_args *a) {
+    Work w;
+    work_layout(&a->expect,
+                static_cast<uint8_t *>(a->temp) +
+                    fz_gpu_base_temp_bytes(&a->expect),
+                &w);
+    return w;
+}
+
+} // namespace
+
+uint64_t fz_lorenzo_gpu_work_bytes(const fz_header *h) {
+    Work w;
+    return work_layout(h, nullptr, &w);
+}
+
+cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
+                                    cudaStream_t stream) {
+    (void)sm_count;
+    const Work w = work_of(a);
+    const fz_header &h = a->expect;
+    const unsigned grid = (unsigned)h.chunk_count;
+    cudaError_t err = cudaSuccess;
+    if (w.nsym > kSharedHist)
+        err = cudaMemsetAsync(w.hist, 0, 4ull * h.chunk_count * w.nsym, stream);
+    if (err == cudaSuccess && h.mode == 2)
+        err = fz_gpu_value_range(a, stream);
+    if (err != cudaSuccess)
+        return err;
+    resolve_bound<<<1, 1, 0, stream>>>(*a);
+    if (h.dtype == 1)
+        plan_kernel<4><<<grid, kThreads, 0, stream>>>(*a, w);
+    else
+        plan_kernel<8><<<grid, kThreads, 0, stream>>>(*a, w);
+    err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    size_t cub_bytes = w.cub_bytes;
+    err = cub::DeviceScan::ExclusiveSum(w.cub, cub_bytes, w.sizes, w.offs,
+                                        (int64_t)h.chunk_count, stream);
+    if (err != cudaSuccess)
+        return err;
+    if (h.dtype == 1)
+        write_kernel<4><<<grid, kThreads, 0, stream>>>(*a, w);
+    else
+        write_kernel<8><<<grid, kThreads, 0, stream>>>(*a, w);
+    return cudaGetLastError();
+}
+
+cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
+                                      cudaStream_t stream) {
+    (void)sm_count;
+    const Work w = work_of(a);
+    const unsigned grid = (unsigned)a->expect.chunk_count;
+    if (a->expect.dtype == 1)
+        decode_kernel<4><<<grid, kThreads, 0, stream>>>(*a, w);
+    else
+        decode_kernel<8><<<grid, kThreads, 0, stream>>>(*a, w);
+    return cudaGetLastError();
+}

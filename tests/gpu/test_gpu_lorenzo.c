@@ -1,0 +1,324 @@
+/* Lorenzo on the GPU, through the public API and the device API:
+ *  1. GPU streams are byte-identical to CPU streams over 1-D/2-D/3-D/4-D
+ *     shapes, f32/f64, ABS and REL, every generator (smooth, noisy,
+ *     constant, special values), radius options, Huffman-, RLE- and
+ *     verbatim-chosen chunks, a few MB;
+ *  2. cross decoding (GPU streams on the CPU, CPU streams on the GPU),
+ *     with and without checksum verification, and the bound checked;
+ *  3. damaged small streams (every truncation, byte flips) are rejected
+ *     on the GPU or decode to exactly the CPU's output.
+ * Exits 77 (ctest: skipped) when no CUDA GPU is usable. */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static unsigned cases_run;
+
+#define CUDA_CHECK(call)                                                       \
+    do {                                                                       \
+        cudaError_t tu_err_ = (call);                                          \
+        if (tu_err_ != cudaSuccess)                                            \
+            tu_fail(__FILE__, __LINE__, #call, cudaGetErrorString(tu_err_));   \
+    } while (0)
+
+static double value_at(fz_dtype t, const void *a, size_t i) {
+    if (t == FZ_F32) {
+        float f;
+        memcpy(&f, (const uint8_t *)a + 4 * i, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, (const uint8_t *)a + 8 * i, 8);
+    return d;
+}
+
+/* Finite values within the effective bound; the rest bit for bit. */
+static void check_bound(fz_dtype t, const void *src, const void *out, size_t n,
+                        double eff) {
+    const size_t es = tu_dtype_size(t);
+    for (size_t i = 0; i < n; i++) {
+        const double o = value_at(t, src, i), d = value_at(t, out, i);
+        if (fabs(d - o) <= eff && isfinite(d))
+            continue;
+        if (memcmp((const uint8_t *)src + i * es, (const uint8_t *)out + i * es,
+                   es) == 0)
+            continue;
+        char detail[200];
+        snprintf(detail, sizeof detail, "value %zu: %.17g decoded %.17g eb %g",
+                 i, o, d, eff);
+        tu_fail(__FILE__, __LINE__, "bound kept", detail);
+    }
+}
+
+/* Decode on `exec`; on success the output must equal want. */
+static fz_status decode_on(fz_exec exec, const uint8_t *stream, size_t size,
+                           const void *want, size_t bytes, uint32_t flags) {
+    tu_buf out = tu_buf_alloc(bytes);
+    fz_decode_options o = tu_decode_opts(0, flags);
+    o.exec = exec;
+    size_t got = 0;
+    fz_status st = fz_decompress(stream, size, out.data, bytes, &o, &got);
+    CHECK(tu_guard_intact(&out));
+    CHECK(st != FZ_ERR_CUDA);
+    if (st == FZ_OK) {
+        CHECK_EQ_U64(got, bytes);
+        CHECK(memcmp(out.data, want, bytes) == 0);
+    }
+    tu_buf_free(&out);
+    return st;
+}
+
+static void *device_alloc(size_t bytes) {
+    void *p = NULL;
+    CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 16));
+    return p;
+}
+
+/* Device API: compress, compare with the CPU stream, decode. */
+static void check_device_api(const fz_params *p, const void *src, size_t bytes,
+                             const uint8_t *cpu, size_t cpu_size,
+                             const void *cpu_out) {
+    size_t cap = 0, scratch = 0;
+    CHECK_OK(fz_compress_bound(p, &cap));
+    CHECK_OK(fz_device_scratch_size(p, &scratch));
+    void *d_src = device_alloc(bytes), *d_dst = device_alloc(cap);
+    void *d_out = device_alloc(bytes), *d_scratch = device_alloc(scratch);
+    fz_device_result *d_res = (fz_device_result *)device_alloc(sizeof *d_res);
+    fz_device_result res;
+    if (bytes)
+        CUDA_CHECK(cudaMemcpy(d_src, src, bytes, cudaMemcpyHostToDevice));
+    CHECK_OK(fz_device_compress(p, d_src, d_dst, cap, d_scratch, scratch, d_res,
+                                NULL, NULL));
+    CUDA_CHECK(cudaMemcpy(&res, d_res, sizeof res, cudaMemcpyDeviceToHost));
+    CHECK_OK((fz_status)res.status);
+    CHECK_EQ_U64(res.size, cpu_size);
+    uint8_t *stream = (uint8_t *)tu_xmalloc(cpu_size);
+    CUDA_CHECK(cudaMemcpy(stream, d_dst, cpu_size, cudaMemcpyDeviceToHost));
+    CHECK(memcmp(stream, cpu, cpu_size) == 0);
+    CHECK_OK(fz_device_decompress(p, d_dst, cpu_size, d_out, bytes, d_scratch,
+                                  scratch, NULL, d_res, &res, NULL));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CHECK_OK((fz_status)res.status);
+    CHECK_EQ_U64(res.size, bytes);
+    uint8_t *host = (uint8_t *)tu_xmalloc(bytes ? bytes : 1);
+    if (bytes)
+        CUDA_CHECK(cudaMemcpy(host, d_out, bytes, cudaMemcpyDeviceToHost));
+    CHECK(memcmp(host, cpu_out, bytes) == 0);
+    free(host);
+    free(stream);
+    CUDA_CHECK(cudaFree(d_res));
+    CUDA_CHECK(cudaFree(d_scratch));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_dst));
+    CUDA_CHECK(cudaFree(d_src));
+}
+
+/* CPU stream == GPU stream, every cross decoding, the bound. */
+static void run_case(const fz_params *p, const void *src) {
+    uint64_t values = 0, bytes = 0;
+    CHECK_OK(fz_params_count(p, &values, &bytes));
+    size_t cpu_size = 0, got = 0;
+    uint8_t *cpu = tu_compress(p, src, &cpu_size);
+    tu_buf ref = tu_buf_alloc((size_t)bytes);
+    CHECK_OK(fz_decompress(cpu, cpu_size, ref.data, (size_t)bytes, NULL, &got));
+    fz_info info;
+    CHECK_OK(fz_inspect(cpu, cpu_size, &info));
+    check_bound(p->dtype, src, ref.data, (size_t)values, info.bound_effective);
+    fz_params g = *p;
+    g.exec = FZ_EXEC_GPU;
+    size_t bound = 0, size = 0;
+    CHECK_OK(fz_compress_bound(&g, &bound));
+    tu_buf dst = tu_buf_alloc(bound);
+    CHECK_OK(fz_compress(&g, src, (size_t)bytes, dst.data, bound, &size));
+    CHECK(tu_guard_intact(&dst));
+    CHECK_EQ_U64(size, cpu_size);
+    CHECK(memcmp(dst.data, cpu, size) == 0);
+    CHECK_OK(
+        decode_on(FZ_EXEC_GPU, dst.data, size, ref.data, (size_t)bytes, 0));
+    CHECK_OK(decode_on(FZ_EXEC_GPU, dst.data, size, ref.data, (size_t)bytes,
+                       FZ_DECODE_SKIP_CHECKSUM));
+    CHECK_OK(
+        decode_on(FZ_EXEC_CPU, dst.data, size, ref.data, (size_t)bytes, 0));
+    CHECK_OK(decode_on(FZ_EXEC_GPU, cpu, cpu_size, ref.data, (size_t)bytes, 0));
+    check_device_api(p, src, (size_t)bytes, cpu, cpu_size, ref.data);
+    tu_buf_free(&dst);
+    tu_buf_free(&ref);
+    free(cpu);
+    cases_run++;
+}
+
+static fz_params lz_params(fz_dtype t, uint32_t nd, const uint64_t *dims,
+                           fz_mode mode, double bound, uint32_t flags) {
+    fz_params p = tu_params(t, 1, flags);
+    CHECK_OK(fz_params_set_shape(&p, nd, dims));
+    p.codec = FZ_CODEC_LORENZO;
+    p.mode = mode;
+    p.bound = bound;
+    return p;
+}
+
+typedef struct shape {
+    uint32_t nd;
+    uint64_t d[4];
+} shape;
+static const shape shapes[] = {
+    {1, {1, 1, 1, 1}},   {1, {0, 1, 1, 1}},     {1, {7, 1, 1, 1}},
+    {1, {257, 1, 1, 1}}, {1, {70001, 1, 1, 1}}, {2, {16, 17, 1, 1}},
+    {2, {1, 300, 1, 1}}, {2, {300, 1, 1, 1}},   {2, {129, 65, 1, 1}},
+    {3, {1, 1, 1, 1}},   {3, {33, 9, 17, 1}},   {3, {32, 8, 8, 1}},
+    {3, {2, 3, 100, 1}}, {3, {65, 40, 21, 1}},  {4, {9, 10, 11, 3}},
+    {3, {0, 5, 5, 1}},
+};
+
+static uint64_t count_of(const shape *s) {
+    uint64_t n = 1;
+    for (uint32_t d = 0; d < s->nd; d++)
+        n *= s->d[d];
+    return n;
+}
+
+static void group_shapes(void) {
+    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
+    const tu_gen gens[] = {TU_GEN_SMOOTH, TU_GEN_WAVE, TU_GEN_RANDOM_BITS,
+                           TU_GEN_CONSTANT, TU_GEN_MIXED};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int t = 0; t < 2; t++)
+            for (size_t k = 0; k < sizeof gens / sizeof *gens; k++) {
+                const uint64_t n = count_of(&shapes[s]);
+                const size_t es = tu_dtype_size(dtypes[t]);
+                void *src = tu_xmalloc(n ? n * es : 1);
+                tu_fill(gens[k], dtypes[t], src, (size_t)n, 11 + s * 7 + k);
+                const fz_mode modes[] = {FZ_MODE_ABS, FZ_MODE_REL};
+                const double bounds[] = {1e-3, 1e-4};
+                for (int m = 0; m < 2; m++) {
+                    tu_context("shape %zu dtype %s gen %s mode %d", s,
+                               tu_dtype_name(dtypes[t]), tu_gen_name(gens[k]),
+                               m);
+                    fz_params p = lz_params(dtypes[t], shapes[s].nd,
+                                            shapes[s].d, modes[m], bounds[m],
+                                            k & 1 ? FZ_FLAG_NO_CHECKSUM : 0);
+                    run_case(&p, src);
+                }
+                free(src);
+            }
+}
+
+/* Every generator, large enough for several chunks; radius options. */
+static void group_options(void) {
+    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
+    const uint64_t dims3[3] = {100, 90, 80}; /* 720000 values */
+    const int32_t radii[] = {0, 2, 3, 64, 4096, 32768};
+    for (int t = 0; t < 2; t++)
+        for (int g = 0; g < TU_GEN_COUNT; g++) {
+            const size_t n = 720000, es = tu_dtype_size(dtypes[t]);
+            void *src = tu_xmalloc(n * es);
+            tu_fill((tu_gen)g, dtypes[t], src, n, 5 + g);
+            for (size_t r = 0; r < sizeof radii / sizeof *radii; r++) {
+                if (r > 1 && g != TU_GEN_SMOOTH && g != TU_GEN_WAVE)
+                    continue;
+                tu_context("options dtype %s gen %s radius %d",
+                           tu_dtype_name(dtypes[t]), tu_gen_name((tu_gen)g),
+                           radii[r]);
+                fz_params p =
+                    lz_params(dtypes[t], 3, dims3, FZ_MODE_REL, 1e-3, 0);
+                p.codec_options[0] = radii[r];
+                run_case(&p, src);
+                const uint64_t flat[1] = {n};
+                fz_params q =
+                    lz_params(dtypes[t], 1, flat, FZ_MODE_ABS, 1e-2, 0);
+                q.codec_options[0] = radii[r];
+                run_case(&q, src);
+            }
+            free(src);
+        }
+}
+
+/* A few MB, 2-D and 3-D, through the host pipeline in several batches. */
+static void group_large(void) {
+    const uint64_t d3[3] = {512, 256, 40}; /* 5 Mi values */
+    const uint64_t d2[2] = {2000, 1500};
+    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
+    for (int t = 0; t < 2; t++) {
+        const size_t n = 512 * 256 * 40, es = tu_dtype_size(dtypes[t]);
+        void *src = tu_xmalloc(n * es);
+        tu_fill(TU_GEN_SMOOTH, dtypes[t], src, n, 77);
+        tu_context("large 3-D %s", tu_dtype_name(dtypes[t]));
+        fz_params p = lz_params(dtypes[t], 3, d3, FZ_MODE_REL, 1e-4, 0);
+        run_case(&p, src);
+        p.batch_kib = 4096; /* several pipeline batches */
+        run_case(&p, src);
+        tu_context("large 2-D %s", tu_dtype_name(dtypes[t]));
+        fz_params q = lz_params(dtypes[t], 2, d2, FZ_MODE_ABS, 1e-5, 0);
+        q.batch_kib = 4096;
+        run_case(&q, src);
+        free(src);
+    }
+}
+
+/* Damaged small streams: a status, or exactly the CPU's output. */
+static void damaged(const uint8_t *stream, size_t size, const void *want,
+                    size_t bytes) {
+    fz_status st = decode_on(FZ_EXEC_GPU, stream, size, want, bytes, 0);
+    (void)st;
+    cases_run++;
+}
+
+static void group_damage(void) {
+    const uint64_t dims[3] = {33, 9, 17};
+    const size_t n = 33 * 9 * 17;
+    const tu_gen gens[] = {TU_GEN_SMOOTH, TU_GEN_MIXED, TU_GEN_CONSTANT};
+    for (size_t k = 0; k < 3; k++) {
+        float src[33 * 9 * 17];
+        tu_fill(gens[k], FZ_F32, src, n, 3 + k);
+        fz_params p = lz_params(FZ_F32, 3, dims, FZ_MODE_ABS, 1e-3, 0);
+        size_t size = 0, got = 0;
+        uint8_t *s = tu_compress(&p, src, &size);
+        float ref[33 * 9 * 17];
+        CHECK_OK(fz_decompress(s, size, ref, sizeof ref, NULL, &got));
+        tu_context("damage gen %s", tu_gen_name(gens[k]));
+        for (size_t cut = 0; cut < size; cut++)
+            CHECK(decode_on(FZ_EXEC_GPU, s, cut, ref, sizeof ref, 0) != FZ_OK);
+        uint8_t *bad = (uint8_t *)tu_xmalloc(size);
+        for (size_t i = 0; i < size; i++)
+            for (int bit = 0; bit < 8; bit += 3) {
+                memcpy(bad, s, size);
+                bad[i] ^= (uint8_t)(1u << bit);
+                damaged(bad, size, ref, sizeof ref);
+                /* without checksums the chunk rules alone must hold */
+                tu_buf out = tu_buf_alloc(sizeof ref);
+                fz_decode_options o =
+                    tu_decode_opts(0, FZ_DECODE_SKIP_CHECKSUM);
+                o.exec = FZ_EXEC_GPU;
+                fz_status st =
+                    fz_decompress(bad, size, out.data, sizeof ref, &o, &got);
+                CHECK(st != FZ_ERR_CUDA);
+                CHECK(tu_guard_intact(&out));
+                tu_buf_free(&out);
+            }
+        free(bad);
+        free(s);
+    }
+}
+
+int main(int argc, char **argv) {
+    if (fz_gpu_count() == 0) {
+        printf("SKIP: no CUDA GPU available (fz_gpu_count() == 0)\n");
+        return 77;
+    }
+    const char *group = argc > 1 ? argv[1] : "all";
+    const int all = !strcmp(group, "all");
+    if (all || !strcmp(group, "shapes"))
+        group_shapes();
+    if (all || !strcmp(group, "options"))
+        group_options();
+    if (all || !strcmp(group, "large"))
+        group_large();
+    if (all || !strcmp(group, "damage"))
+        group_damage();
+    printf("test_gpu_lorenzo %s: %u cases passed\n", group, cases_run);
+    return 0;
+}
