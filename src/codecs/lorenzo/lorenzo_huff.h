@@ -173,11 +173,42 @@ static uint64_t lz_huff_plan(lz_huff *hf, const uint16_t *codes, uint64_t n) {
     return size;
 }
 
-/* MSB-first bit writer over a zeroed byte range. */
+/* MSB-first bit writer over a zeroed byte range (the small length table). */
 static void put_bits(uint8_t *p, uint64_t pos, uint32_t v, uint32_t n) {
     for (uint32_t k = 0; k < n; k++, pos++)
         if ((v >> (n - 1 - k)) & 1)
             p[pos >> 3] |= (uint8_t)(0x80 >> (pos & 7));
+}
+
+static inline void lz_store_be32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* Codes[begin..end) MSB-first into p, whole codes at a time through a
+ * 64-bit accumulator (codes are at most 20 bits, so it holds the pending
+ * < 32 bits plus one code); writes exactly ceil(bits / 8) bytes, the last
+ * one zero-padded. */
+static inline void lz_huff_write_sub(const lz_huff *hf, const uint16_t *codes,
+                                     uint64_t begin, uint64_t end, uint8_t *p) {
+    uint64_t acc = 0;
+    uint32_t pending = 0;
+    for (uint64_t i = begin; i < end; i++) {
+        const uint32_t sym = codes[i], len = hf->len[sym];
+        acc = (acc << len) | hf->code[sym];
+        pending += len;
+        if (pending >= 32) {
+            pending -= 32;
+            lz_store_be32(p, (uint32_t)(acc >> pending));
+            p += 4;
+        }
+    }
+    for (; pending >= 8; pending -= 8)
+        *p++ = (uint8_t)(acc >> (pending - 8));
+    if (pending)
+        *p = (uint8_t)(acc << (8 - pending));
 }
 
 static void lz_huff_write(const lz_huff *hf, const uint16_t *codes, uint64_t n,
@@ -194,16 +225,10 @@ static void lz_huff_write(const lz_huff *hf, const uint16_t *codes, uint64_t n,
     for (uint64_t b = 0; b < nsub; b++, p += 4)
         fz_store32(p, hf->sub_bits[b]);
     for (uint64_t b = 0; b < nsub; b++) {
-        const uint32_t bytes = (hf->sub_bits[b] + 7) / 8;
-        memset(p, 0, bytes);
         const uint64_t end =
             (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
-        uint64_t pos = 0;
-        for (uint64_t i = b * LZ_SUB_SYMBOLS; i < end; i++) {
-            put_bits(p, pos, hf->code[codes[i]], hf->len[codes[i]]);
-            pos += hf->len[codes[i]];
-        }
-        p += bytes;
+        lz_huff_write_sub(hf, codes, b * LZ_SUB_SYMBOLS, end, p);
+        p += (hf->sub_bits[b] + 7) / 8;
     }
 }
 
