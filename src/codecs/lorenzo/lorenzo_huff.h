@@ -265,6 +265,78 @@ static FZ_HD int32_t lz_huff_next(const lz_huff_table *t, const uint32_t *syms,
     return -1;
 }
 
+/* ------------------------------------------------ CPU table decoder */
+/* Codes of at most LZ_LUT_BITS bits decode with one look-up of the next
+ * LZ_LUT_BITS bits; longer ones (and bit patterns that start no code)
+ * fall back to lz_huff_next, which does every check. */
+#define LZ_LUT_BITS 11u
+
+typedef struct lz_lut_entry {
+    uint16_t sym;
+    uint8_t len; /* 0: not decided by the table */
+    uint8_t unused;
+} lz_lut_entry;
+
+/* The table of a parsed canonical code: entry c << (LZ_LUT_BITS - l) ..
+ * of every code c of length l <= LZ_LUT_BITS. */
+static inline void lz_lut_build(const lz_huff_table *t, const uint32_t *syms,
+                                lz_lut_entry *lut) {
+    memset(lut, 0, sizeof(lz_lut_entry) << LZ_LUT_BITS);
+    for (uint32_t l = 1; l <= LZ_LUT_BITS; l++)
+        for (uint32_t k = 0; k < t->count[l]; k++) {
+            const uint32_t span = 1u << (LZ_LUT_BITS - l);
+            lz_lut_entry e;
+            e.sym = (uint16_t)syms[t->base[l] + k];
+            e.len = (uint8_t)l;
+            e.unused = 0;
+            for (uint32_t j = 0; j < span; j++)
+                lut[((t->first[l] + k) << (LZ_LUT_BITS - l)) + j] = e;
+        }
+}
+
+/* 64 bits at bit pos of p[0..bytes) MSB-first, zeros past the end. */
+static inline uint64_t lz_peek64(const uint8_t *p, uint64_t bytes,
+                                 uint64_t pos) {
+    const uint64_t at = pos >> 3;
+    uint64_t w = 0;
+    if (at + 8 <= bytes) {
+        const uint8_t *q = p + at;
+        w = (uint64_t)q[0] << 56 | (uint64_t)q[1] << 48 | (uint64_t)q[2] << 40 |
+            (uint64_t)q[3] << 32 | (uint64_t)q[4] << 24 | (uint64_t)q[5] << 16 |
+            (uint64_t)q[6] << 8 | (uint64_t)q[7];
+    } else {
+        for (uint64_t k = 0; k < 8; k++)
+            w = (w << 8) | (at + k < bytes ? p[at + k] : 0u);
+    }
+    return w << (pos & 7);
+}
+
+/* Codes[begin..end) from a sub-block of `bits` bits; the bit position
+ * reached, or UINT64_MAX when a code is invalid or runs past the end. */
+static inline uint64_t
+lz_huff_read_sub(const lz_huff_table *t, const uint32_t *syms,
+                 const lz_lut_entry *lut, const uint8_t *data, uint32_t bits,
+                 uint16_t *codes, uint64_t begin, uint64_t end) {
+    const uint64_t bytes = ((uint64_t)bits + 7) / 8;
+    uint64_t pos = 0;
+    for (uint64_t i = begin; i < end; i++) {
+        const lz_lut_entry e =
+            lut[lz_peek64(data, bytes, pos) >> (64 - LZ_LUT_BITS)];
+        if (e.len) {
+            if (pos + e.len > bits)
+                return UINT64_MAX;
+            pos += e.len;
+            codes[i] = e.sym;
+        } else {
+            const int32_t sym = lz_huff_next(t, syms, data, bits, &pos);
+            if (sym < 0)
+                return UINT64_MAX;
+            codes[i] = (uint16_t)sym;
+        }
+    }
+    return pos;
+}
+
 /* Decode n codes (alphabet nsym; scratch len[nsym], syms[nsym]) from
  * p[0..size), which must be exactly one code stream: complete canonical code,
  * minimal symbol range, every sub-block consumed to its last bit, zero padding.
@@ -310,6 +382,8 @@ static int lz_huff_read(const uint8_t *p, size_t size, uint16_t *codes,
             if (len[sym])
                 syms[fill[len[sym]]++] = sym;
     }
+    lz_lut_entry lut[1u << LZ_LUT_BITS];
+    lz_lut_build(&t, syms, lut);
     const uint8_t *sizes = tab + tbytes;
     const uint8_t *data = sizes + 4 * nsub;
     uint64_t left = size - 4 - tbytes - 4 * nsub;
@@ -320,13 +394,8 @@ static int lz_huff_read(const uint8_t *p, size_t size, uint16_t *codes,
             return FZS_CORRUPT_CHUNK;
         const uint64_t end =
             (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
-        uint64_t pos = 0;
-        for (uint64_t i = b * LZ_SUB_SYMBOLS; i < end; i++) {
-            const int32_t sym = lz_huff_next(&t, syms, data, bits, &pos);
-            if (sym < 0)
-                return FZS_CORRUPT_CHUNK;
-            codes[i] = (uint16_t)sym;
-        }
+        const uint64_t pos = lz_huff_read_sub(&t, syms, lut, data, bits, codes,
+                                              b * LZ_SUB_SYMBOLS, end);
         if (pos != bits ||
             (bits & 7 && data[bytes - 1] & (0xFFu >> (bits & 7))))
             return FZS_CORRUPT_CHUNK;
