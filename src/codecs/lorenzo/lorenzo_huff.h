@@ -99,6 +99,7 @@ static FZ_HD void lz_huff_lengths(const uint32_t *freq, uint32_t nsym,
 typedef struct lz_huff {
     uint32_t nsym, lo, hi;
     uint32_t *freq, *code;
+    uint32_t *part; /* 3 more histograms [3 nsym], merged into freq */
     uint8_t *len;
     uint32_t *sub_bits;
     lz_huff_scratch s;
@@ -106,6 +107,7 @@ typedef struct lz_huff {
 
 static void lz_huff_free(lz_huff *hf) {
     free(hf->freq);
+    free(hf->part);
     free(hf->code);
     free(hf->len);
     free(hf->sub_bits);
@@ -122,6 +124,7 @@ static int lz_huff_alloc(lz_huff *hf, uint64_t n, uint32_t nsym) {
     memset(hf, 0, sizeof *hf);
     hf->nsym = nsym;
     hf->freq = (uint32_t *)malloc(nsym * sizeof(uint32_t));
+    hf->part = (uint32_t *)malloc(3 * (size_t)nsym * sizeof(uint32_t));
     hf->code = (uint32_t *)malloc(nsym * sizeof(uint32_t));
     hf->len = (uint8_t *)malloc(nsym);
     hf->sub_bits = (uint32_t *)malloc((size_t)lz_sub_count(n + 1) * 4);
@@ -131,13 +134,34 @@ static int lz_huff_alloc(lz_huff *hf, uint64_t n, uint32_t nsym) {
     hf->s.weight = (uint64_t *)malloc(2 * nsym * sizeof(uint64_t));
     hf->s.parent = (uint32_t *)malloc(2 * nsym * sizeof(uint32_t));
     hf->s.depth = (uint8_t *)malloc(2 * nsym);
-    if (!hf->freq || !hf->code || !hf->len || !hf->sub_bits || !hf->s.wf ||
-        !hf->s.order || !hf->s.tmp || !hf->s.weight || !hf->s.parent ||
-        !hf->s.depth) {
+    if (!hf->freq || !hf->part || !hf->code || !hf->len || !hf->sub_bits ||
+        !hf->s.wf || !hf->s.order || !hf->s.tmp || !hf->s.weight ||
+        !hf->s.parent || !hf->s.depth) {
         lz_huff_free(hf);
         return 0;
     }
     return 1;
+}
+
+/* freq of codes[0..n) over four interleaved histograms: runs of equal
+ * codes would otherwise chain every increment on the previous one. */
+static inline void lz_histogram(lz_huff *hf, const uint16_t *codes,
+                                uint64_t n) {
+    const uint32_t m = hf->nsym;
+    uint32_t *h0 = hf->freq, *h1 = hf->part, *h2 = h1 + m, *h3 = h2 + m;
+    memset(h0, 0, m * sizeof(uint32_t));
+    memset(h1, 0, 3 * (size_t)m * sizeof(uint32_t));
+    const uint64_t n4 = n - n % 4;
+    for (uint64_t i = 0; i < n4; i += 4) {
+        h0[codes[i]]++;
+        h1[codes[i + 1]]++;
+        h2[codes[i + 2]]++;
+        h3[codes[i + 3]]++;
+    }
+    for (uint64_t i = n4; i < n; i++)
+        h0[codes[i]]++;
+    for (uint32_t s = 0; s < m; s++)
+        h0[s] += h1[s] + h2[s] + h3[s];
 }
 
 /* Histogram, lengths, canonical codes and sub-block sizes of codes[0..n)
@@ -145,9 +169,7 @@ static int lz_huff_alloc(lz_huff *hf, uint64_t n, uint32_t nsym) {
 static uint64_t lz_huff_plan(lz_huff *hf, const uint16_t *codes, uint64_t n) {
     uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1],
         base[LZ_HUFF_MAXLEN + 1];
-    memset(hf->freq, 0, hf->nsym * sizeof(uint32_t));
-    for (uint64_t i = 0; i < n; i++)
-        hf->freq[codes[i]]++;
+    lz_histogram(hf, codes, n);
     lz_huff_lengths(hf->freq, hf->nsym, hf->len, hf->s);
     hf->lo = 0;
     while (!hf->len[hf->lo])
