@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../src/codecs/lorenzo/lorenzo_huff.h"
+#include "../src/codecs/lorenzo/lorenzo_quant_cpu.h"
 #include "test_util.h"
 
 static unsigned cases_run;
@@ -630,6 +631,56 @@ static void group_huffman(void) {
     free(codes);
 }
 
+/* The CPU prequantization decides and rounds exactly as the shared one,
+ * on random bit patterns, half-way points and their neighbours. */
+static void group_quant(void) {
+    const double ebs[] = {1e-3, 0.5, 3.0, 1e-30, 7.7e-7, 1e10, 0x1p-20};
+    tu_rng r = tu_rng_make(17);
+    for (size_t bi = 0; bi < sizeof ebs / sizeof ebs[0]; bi++) {
+        const double eb = ebs[bi], ebx2 = lz_ebx2(eb);
+        tu_context("prequantization eb %g", eb);
+        for (int k = 0; k < 200000; k++) {
+            double v;
+            const uint64_t pick = tu_below(&r, 4);
+            if (pick == 0) { /* any bits */
+                const uint64_t b = tu_next(&r);
+                memcpy(&v, &b, 8);
+            } else { /* (m + 1/2) 2eb, up to the 2^27 limit, and neighbours */
+                const double m =
+                    (double)((int64_t)tu_below(&r, 1u << 28) - (1 << 27));
+                v = (m + 0.5) * ebx2;
+                if (pick == 2)
+                    v = nextafter(v, INFINITY);
+                if (pick == 3)
+                    v = nextafter(v, -INFINITY);
+            }
+            uint64_t b64;
+            memcpy(&b64, &v, 8);
+            int32_t q0 = 7, q1 = 7;
+            CHECK(lz_prequant64(b64, eb, ebx2, &q0) ==
+                  lz_prequant64_cpu(b64, eb, ebx2, &q1));
+            CHECK(q0 == q1);
+            const float f = (float)v;
+            uint32_t b32;
+            memcpy(&b32, &f, 4);
+            if (pick == 0)
+                b32 = (uint32_t)b64;
+            q0 = q1 = 7;
+            CHECK(lz_prequant32(b32, eb, ebx2, &q0) ==
+                  lz_prequant32_cpu(b32, eb, ebx2, &q1));
+            CHECK(q0 == q1);
+        }
+        cases_run++;
+    }
+    for (int32_t t = -3; t <= 3; t++) /* exact half-way points */
+        for (int s = -1; s <= 1; s += 2) {
+            const double x = (double)t + 0.5 * s;
+            CHECK(lz_round_cpu(x) == (int32_t)round(x));
+            CHECK(lz_round_cpu(nextafter(x, 0)) ==
+                  (int32_t)round(nextafter(x, 0)));
+        }
+}
+
 /* ------------------------------------------------- pinned stream bytes */
 /* FNV-1a 64 of a byte range. */
 static uint64_t fnv64(const uint8_t *p, size_t n) {
@@ -765,7 +816,7 @@ static const named_group groups[] = {
     {"constant", group_constant},     {"radius", group_radius},
     {"threads", group_threads},       {"corruption", group_corruption},
     {"invalid", group_invalid},       {"huffman", group_huffman},
-    {"bytes", group_bytes},
+    {"bytes", group_bytes},           {"quant", group_quant},
 };
 
 int main(int argc, char **argv) {

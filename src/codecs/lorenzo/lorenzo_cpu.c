@@ -11,6 +11,7 @@
 #include "../../common/fz_hash.h"
 #include "../fz_codec.h"
 #include "lorenzo_huff.h"
+#include "lorenzo_quant_cpu.h"
 #include "lorenzo_xform.h"
 
 static double bound_of(const fz_header *h) {
@@ -98,37 +99,43 @@ static int work_alloc(lz_work *w, uint64_t n) {
 }
 
 /* Prequantize every value; exceptions get q = 0. Returns the hash sum of
- * the reconstruction (what the decoder will produce). */
+ * the reconstruction (what the decoder will produce). One loop per dtype. */
 static uint32_t prequantize(const fz_header *h, const void *src, uint64_t n,
                             lz_work *w) {
     const double eb = bound_of(h), ebx2 = lz_ebx2(eb);
+    const uint8_t *in = (const uint8_t *)src;
     uint32_t sum = 0;
-    w->nexc = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        int32_t q = 0;
-        if (h->dtype == 1) {
+    uint64_t nexc = 0;
+    if (h->dtype == 1) {
+        for (uint64_t i = 0; i < n; i++) {
+            int32_t q = 0;
             uint32_t b;
-            memcpy(&b, (const uint8_t *)src + 4 * i, 4);
-            if (lz_prequant32(b, eb, ebx2, &q)) {
-                float r = lz_recon32(q, ebx2);
+            memcpy(&b, in + 4 * i, 4);
+            if (lz_prequant32_cpu(b, eb, ebx2, &q)) {
+                const float r = lz_recon32(q, ebx2);
                 memcpy(&b, &r, 4);
             } else {
-                w->exc[w->nexc++] = (uint32_t)i;
+                w->exc[nexc++] = (uint32_t)i;
             }
             sum += fz_hash_value32(b, i);
-        } else {
+            w->q[i] = q;
+        }
+    } else {
+        for (uint64_t i = 0; i < n; i++) {
+            int32_t q = 0;
             uint64_t b;
-            memcpy(&b, (const uint8_t *)src + 8 * i, 8);
-            if (lz_prequant64(b, eb, ebx2, &q)) {
-                double r = lz_recon64(q, ebx2);
+            memcpy(&b, in + 8 * i, 8);
+            if (lz_prequant64_cpu(b, eb, ebx2, &q)) {
+                const double r = lz_recon64(q, ebx2);
                 memcpy(&b, &r, 8);
             } else {
-                w->exc[w->nexc++] = (uint32_t)i;
+                w->exc[nexc++] = (uint32_t)i;
             }
             sum += fz_hash_value64(b, i);
+            w->q[i] = q;
         }
-        w->q[i] = q;
     }
+    w->nexc = nexc;
     return sum;
 }
 
@@ -422,28 +429,36 @@ static int residuals_of(const uint16_t *codes, const uint8_t *outliers,
     return FZS_OK;
 }
 
-/* Values from q, then the exact values; q is 0 where they go. */
+/* Values from q, then the exact values; q is 0 where they go. One loop
+ * per dtype. */
 static int write_values(const fz_header *h, const int32_t *q, uint64_t n,
                         const uint8_t *exc, uint64_t nexc, void *dst) {
     const uint32_t es = fz_dtype_size(h->dtype);
     const double ebx2 = lz_ebx2(bound_of(h));
-    for (uint64_t i = 0; i < n; i++) {
-        if (!(q[i] < (int32_t)LZ_Q_LIMIT && q[i] > -(int32_t)LZ_Q_LIMIT))
-            return FZS_CORRUPT_CHUNK;
-        if (es == 4) {
+    const int32_t limit = (int32_t)LZ_Q_LIMIT;
+    uint8_t *out = (uint8_t *)dst;
+    int bad = 0;
+    if (es == 4) {
+        for (uint64_t i = 0; i < n; i++) {
+            bad |= !(q[i] < limit && q[i] > -limit);
             const float r = lz_recon32(q[i], ebx2);
-            memcpy((uint8_t *)dst + 4 * i, &r, 4);
-        } else {
+            memcpy(out + 4 * i, &r, 4);
+        }
+    } else {
+        for (uint64_t i = 0; i < n; i++) {
+            bad |= !(q[i] < limit && q[i] > -limit);
             const double r = lz_recon64(q[i], ebx2);
-            memcpy((uint8_t *)dst + 8 * i, &r, 8);
+            memcpy(out + 8 * i, &r, 8);
         }
     }
+    if (bad)
+        return FZS_CORRUPT_CHUNK;
     for (uint64_t k = 0; k < nexc; k++) {
         const uint8_t *e = exc + k * (4 + es);
         const uint32_t idx = fz_load32(e);
         if (q[idx] != 0)
             return FZS_CORRUPT_CHUNK;
-        memcpy((uint8_t *)dst + (size_t)idx * es, e + 4, es);
+        memcpy(out + (size_t)idx * es, e + 4, es);
     }
     return FZS_OK;
 }
