@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../src/codecs/lorenzo/lorenzo_huff.h"
+#include "../src/codecs/lorenzo/lorenzo_quant_cpu.h"
 #include "test_util.h"
 
 static unsigned cases_run;
@@ -636,6 +637,180 @@ static void group_huffman(void) {
     free(codes);
 }
 
+/* The CPU prequantization decides and rounds exactly as the shared one,
+ * on random bit patterns, half-way points and their neighbours. */
+static void group_quant(void) {
+    const double ebs[] = {1e-3, 0.5, 3.0, 1e-30, 7.7e-7, 1e10, 0x1p-20};
+    tu_rng r = tu_rng_make(17);
+    for (size_t bi = 0; bi < sizeof ebs / sizeof ebs[0]; bi++) {
+        const double eb = ebs[bi], ebx2 = lz_ebx2(eb);
+        tu_context("prequantization eb %g", eb);
+        for (int k = 0; k < 200000; k++) {
+            double v;
+            const uint64_t pick = tu_below(&r, 4);
+            if (pick == 0) { /* any bits */
+                const uint64_t b = tu_next(&r);
+                memcpy(&v, &b, 8);
+            } else { /* (m + 1/2) 2eb, up to the 2^27 limit, and neighbours */
+                const double m =
+                    (double)((int64_t)tu_below(&r, 1u << 28) - (1 << 27));
+                v = (m + 0.5) * ebx2;
+                if (pick == 2)
+                    v = nextafter(v, INFINITY);
+                if (pick == 3)
+                    v = nextafter(v, -INFINITY);
+            }
+            uint64_t b64;
+            memcpy(&b64, &v, 8);
+            int32_t q0 = 7, q1 = 7;
+            CHECK(lz_prequant64(b64, eb, ebx2, &q0) ==
+                  lz_prequant64_cpu(b64, eb, ebx2, &q1));
+            CHECK(q0 == q1);
+            const float f = (float)v;
+            uint32_t b32;
+            memcpy(&b32, &f, 4);
+            if (pick == 0)
+                b32 = (uint32_t)b64;
+            q0 = q1 = 7;
+            CHECK(lz_prequant32(b32, eb, ebx2, &q0) ==
+                  lz_prequant32_cpu(b32, eb, ebx2, &q1));
+            CHECK(q0 == q1);
+        }
+        cases_run++;
+    }
+    for (int32_t t = -3; t <= 3; t++) /* exact half-way points */
+        for (int s = -1; s <= 1; s += 2) {
+            const double x = (double)t + 0.5 * s;
+            CHECK(lz_round_cpu(x) == (int32_t)round(x));
+            CHECK(lz_round_cpu(nextafter(x, 0)) ==
+                  (int32_t)round(nextafter(x, 0)));
+        }
+}
+
+/* ------------------------------------------------- pinned stream bytes */
+/* FNV-1a 64 of a byte range. */
+static uint64_t fnv64(const uint8_t *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Smooth integer-derived field plus LCG noise, with special values every
+ * so often: built from integers and exact conversions only, so the input
+ * is the same on every host. */
+static void pinned_fill(fz_dtype t, void *a, size_t n, uint64_t seed,
+                        int specials) {
+    tu_rng r = tu_rng_make(seed);
+    for (size_t i = 0; i < n; i++) {
+        const int64_t x = (int64_t)(i % 97), y = (int64_t)((i / 97) % 61);
+        const int64_t base = x * x - 3 * x * y + 40 * y - 2000;
+        const int64_t noise = (int64_t)tu_below(&r, 64) - 32;
+        set_value(t, a, i, (double)(base * 64 + noise) * 0x1p-10);
+        if (specials && i % 211 == 5)
+            set_bits(t, a, i,
+                     t == FZ_F32 ? 0x7FC00001u : 0x7FF0000000000123ull);
+        if (specials && i % 307 == 9)
+            set_bits(t, a, i,
+                     t == FZ_F32 ? 0x80000000u : 0x8000000000000000ull);
+        if (specials && i % 401 == 3)
+            set_bits(t, a, i, 1);
+        if (specials && i % 503 == 7)
+            set_value(t, a, i, (i & 1) ? INFINITY : -INFINITY);
+    }
+}
+
+typedef struct pinned_case {
+    fz_dtype t;
+    uint32_t nd;
+    uint64_t d[4];
+    fz_mode mode;
+    double bound;
+    int32_t radius;
+    int specials, runs; /* runs: long constant runs (RLE wins) */
+} pinned_case;
+
+static const pinned_case pinned[] = {
+    {FZ_F32, 3, {70, 40, 33, 1}, FZ_MODE_ABS, 1e-2, 0, 0, 0},
+    {FZ_F32, 3, {256, 64, 40, 1}, FZ_MODE_REL, 1e-3, 0, 1, 0},
+    {FZ_F64, 2, {300, 251, 1, 1}, FZ_MODE_REL, 1e-4, 0, 1, 0},
+    {FZ_F64, 1, {300001, 1, 1, 1}, FZ_MODE_ABS, 0.5, 0, 0, 0},
+    {FZ_F32, 1, {100000, 1, 1, 1}, FZ_MODE_ABS, 1e-3, 0, 0, 1},
+    {FZ_F32, 2, {129, 65, 1, 1}, FZ_MODE_ABS, 1e-4, 8, 1, 0},
+    {FZ_F64, 3, {33, 9, 17, 1}, FZ_MODE_ABS, 3e-3, 32768, 0, 0},
+};
+
+/* Size and FNV-1a 64 of the stream of each pinned case. */
+static const struct {
+    size_t size;
+    uint64_t hash;
+} pinned_want[] = {
+    {259477, 0xc6d11a2beb0f7e9eull}, {446855, 0xc5d1e2fc28b0f96aull},
+    {80606, 0x97fcff91a8676830ull},  {170725, 0x3cc4f17a29e81423ull},
+    {2955, 0xc4556bd6c86bcf61ull},   {33684, 0xd069d05a9b06999aull},
+    {15861, 0xbabcd8f517bd3c4dull},
+};
+
+/* The exact bytes of a few streams, so that no rewrite of the coder can
+ * change the format silently (2 threads: several chunks in flight). */
+static void group_bytes(void) {
+    int report = getenv("FZ_PIN_REPORT") != NULL;
+    for (size_t k = 0; k < sizeof pinned / sizeof pinned[0]; k++) {
+        const pinned_case *c = &pinned[k];
+        const size_t n = (size_t)(c->d[0] * c->d[1] * c->d[2] * c->d[3]);
+        void *src = tu_xmalloc(n * tu_dtype_size(c->t));
+        pinned_fill(c->t, src, n, 100 + k, c->specials);
+        if (c->runs)
+            for (size_t i = 0; i < n; i++)
+                set_value(c->t, src, i, (double)((i / 1000) % 5) * 0.25);
+        tu_context("pinned case %zu", k);
+        fz_params p = lz_params(c->t, c->nd, c->d, c->mode, c->bound);
+        p.codec_options[0] = c->radius;
+        p.threads = 2;
+        size_t size = 0;
+        uint8_t *s = round_trip(&p, src, &size);
+        const uint64_t h = fnv64(s, size);
+        if (report)
+            printf("case %zu: size %zu hash 0x%016llxull\n", k, size,
+                   (unsigned long long)h);
+        else {
+            CHECK_EQ_U64(size, pinned_want[k].size);
+            CHECK_EQ_U64(h, pinned_want[k].hash);
+        }
+        free(s);
+        free(src);
+    }
+    /* the Huffman coder alone, with lengths up to the limit */
+    const uint64_t m = 300000;
+    uint16_t *codes = (uint16_t *)tu_xmalloc((size_t)m * 2);
+    tu_rng r = tu_rng_make(9);
+    for (uint64_t i = 0; i < m; i++) {
+        const uint64_t x = tu_next(&r);
+        uint32_t z = 0; /* trailing zeros: geometric frequencies */
+        while (z < 63 && !((x >> z) & 1))
+            z++;
+        codes[i] = (uint16_t)(i % 5 == 0 ? (x >> 40) % 1024 : 512 + z);
+    }
+    lz_huff hf;
+    CHECK(lz_huff_alloc(&hf, m, 1024));
+    const uint64_t size = lz_huff_plan(&hf, codes, m);
+    uint8_t *buf = (uint8_t *)tu_xmalloc((size_t)size);
+    lz_huff_write(&hf, codes, m, buf);
+    const uint64_t h = fnv64(buf, (size_t)size);
+    tu_context("pinned Huffman stream");
+    if (report)
+        printf("huffman: size %llu hash 0x%016llxull\n",
+               (unsigned long long)size, (unsigned long long)h);
+    else {
+        CHECK_EQ_U64(size, 164931);
+        CHECK_EQ_U64(h, 0xf7ece356992eb38aull);
+    }
+    lz_huff_free(&hf);
+    free(buf);
+    free(codes);
+    cases_run++;
+}
+
 typedef struct named_group {
     const char *name;
     void (*run)(void);
@@ -647,6 +822,7 @@ static const named_group groups[] = {
     {"constant", group_constant},     {"radius", group_radius},
     {"threads", group_threads},       {"corruption", group_corruption},
     {"invalid", group_invalid},       {"huffman", group_huffman},
+    {"bytes", group_bytes},           {"quant", group_quant},
 };
 
 int main(int argc, char **argv) {

@@ -11,6 +11,7 @@
 #include "../../common/fz_hash.h"
 #include "../fz_codec.h"
 #include "lorenzo_huff.h"
+#include "lorenzo_quant_cpu.h"
 #include "lorenzo_xform.h"
 
 static double bound_of(const fz_header *h) {
@@ -99,61 +100,110 @@ static int work_alloc(lz_work *w, uint64_t n) {
 }
 
 /* Prequantize every value; exceptions get q = 0. Returns the hash sum of
- * the reconstruction (what the decoder will produce). */
+ * the reconstruction (what the decoder will produce). One loop per dtype. */
 static uint32_t prequantize(const fz_header *h, const void *src, uint64_t n,
                             lz_work *w) {
     const double eb = bound_of(h), ebx2 = lz_ebx2(eb);
+    const uint8_t *in = (const uint8_t *)src;
     uint32_t sum = 0;
-    w->nexc = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        int32_t q = 0;
-        if (h->dtype == 1) {
+    uint64_t nexc = 0;
+    if (h->dtype == 1) {
+        for (uint64_t i = 0; i < n; i++) {
+            int32_t q = 0;
             uint32_t b;
-            memcpy(&b, (const uint8_t *)src + 4 * i, 4);
-            if (lz_prequant32(b, eb, ebx2, &q)) {
-                float r = lz_recon32(q, ebx2);
+            memcpy(&b, in + 4 * i, 4);
+            if (lz_prequant32_cpu(b, eb, ebx2, &q)) {
+                const float r = lz_recon32(q, ebx2);
                 memcpy(&b, &r, 4);
             } else {
-                w->exc[w->nexc++] = (uint32_t)i;
+                w->exc[nexc++] = (uint32_t)i;
             }
             sum += fz_hash_value32(b, i);
-        } else {
+            w->q[i] = q;
+        }
+    } else {
+        for (uint64_t i = 0; i < n; i++) {
+            int32_t q = 0;
             uint64_t b;
-            memcpy(&b, (const uint8_t *)src + 8 * i, 8);
-            if (lz_prequant64(b, eb, ebx2, &q)) {
-                double r = lz_recon64(q, ebx2);
+            memcpy(&b, in + 8 * i, 8);
+            if (lz_prequant64_cpu(b, eb, ebx2, &q)) {
+                const double r = lz_recon64(q, ebx2);
                 memcpy(&b, &r, 8);
             } else {
-                w->exc[w->nexc++] = (uint32_t)i;
+                w->exc[nexc++] = (uint32_t)i;
             }
             sum += fz_hash_value64(b, i);
+            w->q[i] = q;
         }
-        w->q[i] = q;
     }
+    w->nexc = nexc;
     return sum;
 }
 
 /* In place: v[i] -= v[i - stride] along one axis, except at tile starts.
  * Applied along x, y, z this is the Lorenzo residual with zero padding
- * outside the tile; right to left so each step reads unchanged values. */
+ * outside the tile. The chunk is walked as blocks of `extent` rows of
+ * `stride` values (the last ones may be cut by n), so no value needs a
+ * division to find its coordinate. Rows go from last to first so each
+ * step reads unchanged values. */
 static void difference_axis(int32_t *v, uint64_t n, uint64_t stride,
                             uint64_t extent, uint32_t tile) {
-    for (uint64_t i = n; i-- > 0;) {
-        const uint64_t c = (i / stride) % extent;
-        if (c % tile != 0)
-            v[i] -= v[i - stride];
+    if (stride == 1) { /* along x: tiles of `tile` values inside rows */
+        for (uint64_t row = 0; row < n; row += extent) {
+            const uint64_t row_end = row + extent < n ? row + extent : n;
+            for (uint64_t t0 = row; t0 < row_end; t0 += tile) {
+                const uint64_t t1 = t0 + tile < row_end ? t0 + tile : row_end;
+                for (uint64_t i = t1; --i > t0;)
+                    v[i] -= v[i - 1];
+            }
+        }
+        return;
     }
+    for (uint64_t block = 0; block < n; block += stride * extent)
+        for (uint64_t c = extent; --c > 0;) {
+            const uint64_t at = block + c * stride;
+            if (c % tile == 0 || at >= n)
+                continue;
+            const uint64_t m = at + stride < n ? stride : n - at;
+            int32_t *row = v + at;
+            const int32_t *prev = row - stride;
+            for (uint64_t k = 0; k < m; k++)
+                row[k] -= prev[k];
+        }
 }
 
-/* Partial sums, the inverse of difference_axis (wrapping arithmetic:
- * corrupt residuals give wrong values, never undefined behaviour). */
+/* Partial sums, the inverse of difference_axis (first row to last;
+ * wrapping arithmetic: corrupt residuals give wrong values, never
+ * undefined behaviour). */
 static void prefix_axis(int32_t *v, uint64_t n, uint64_t stride,
                         uint64_t extent, uint32_t tile) {
-    for (uint64_t i = 0; i < n; i++) {
-        const uint64_t c = (i / stride) % extent;
-        if (c % tile != 0)
-            v[i] = (int32_t)((uint32_t)v[i] + (uint32_t)v[i - stride]);
+    if (stride == 1) {
+        for (uint64_t row = 0; row < n; row += extent) {
+            const uint64_t row_end = row + extent < n ? row + extent : n;
+            for (uint64_t t0 = row; t0 < row_end; t0 += tile) {
+                const uint64_t t1 = t0 + tile < row_end ? t0 + tile : row_end;
+                uint32_t sum = (uint32_t)v[t0];
+                for (uint64_t i = t0 + 1; i < t1; i++) {
+                    sum += (uint32_t)v[i];
+                    v[i] = (int32_t)sum;
+                }
+            }
+        }
+        return;
     }
+    for (uint64_t block = 0; block < n; block += stride * extent)
+        for (uint64_t c = 1; c < extent; c++) {
+            const uint64_t at = block + c * stride;
+            if (at >= n)
+                break;
+            if (c % tile == 0)
+                continue;
+            const uint64_t m = at + stride < n ? stride : n - at;
+            int32_t *row = v + at;
+            const int32_t *prev = row - stride;
+            for (uint64_t k = 0; k < m; k++)
+                row[k] = (int32_t)((uint32_t)row[k] + (uint32_t)prev[k]);
+        }
 }
 
 static void lorenzo_residuals(const lz_geom *g, int32_t *v, uint64_t n) {
@@ -185,19 +235,28 @@ static void quant_codes(lz_work *w, uint64_t n, uint32_t radius) {
 }
 
 /* Exact size of the run-length coding: u32 runs, then per run a u16
- * symbol and the LEB128 length. */
+ * symbol and the LEB128 length (3 bytes, plus one per 7 bits beyond the
+ * first 7). Branch-free over the values: a run ends where the code
+ * changes, and short runs of varying length would defeat the predictor. */
 static uint64_t rle_size(const uint16_t *codes, uint64_t n, uint64_t *runs) {
-    uint64_t size = 4, r = 0;
-    for (uint64_t i = 0; i < n;) {
-        uint64_t j = i + 1;
-        while (j < n && codes[j] == codes[i])
-            j++;
-        size += 2 + lz_leb_bytes(j - i);
-        r++;
-        i = j;
+    if (n == 0) {
+        *runs = 0;
+        return 4;
+    }
+    uint64_t r = 1, extra = 0, start = 0;
+    for (uint64_t i = 1; i <= n; i++) {
+        const int ends = i == n || codes[i] != codes[i - 1];
+        const uint64_t len = i - start;
+        const uint64_t leb_extra = (uint64_t)(len >= (1u << 7)) +
+                                   (len >= (1u << 14)) + (len >= (1u << 21)) +
+                                   (len >= (1u << 28)) +
+                                   (len >= ((uint64_t)1 << 35));
+        extra += ends ? leb_extra : 0;
+        r += (uint64_t)(ends && i < n);
+        start = ends ? i : start;
     }
     *runs = r;
-    return size;
+    return 4 + 3 * r + extra;
 }
 
 static uint8_t *write_rle(uint8_t *p, const uint16_t *codes, uint64_t n,
@@ -371,28 +430,36 @@ static int residuals_of(const uint16_t *codes, const uint8_t *outliers,
     return FZS_OK;
 }
 
-/* Values from q, then the exact values; q is 0 where they go. */
+/* Values from q, then the exact values; q is 0 where they go. One loop
+ * per dtype. */
 static int write_values(const fz_header *h, const int32_t *q, uint64_t n,
                         const uint8_t *exc, uint64_t nexc, void *dst) {
     const uint32_t es = fz_dtype_size(h->dtype);
     const double ebx2 = lz_ebx2(bound_of(h));
-    for (uint64_t i = 0; i < n; i++) {
-        if (!(q[i] < (int32_t)LZ_Q_LIMIT && q[i] > -(int32_t)LZ_Q_LIMIT))
-            return FZS_CORRUPT_CHUNK;
-        if (es == 4) {
+    const int32_t limit = (int32_t)LZ_Q_LIMIT;
+    uint8_t *out = (uint8_t *)dst;
+    int bad = 0;
+    if (es == 4) {
+        for (uint64_t i = 0; i < n; i++) {
+            bad |= !(q[i] < limit && q[i] > -limit);
             const float r = lz_recon32(q[i], ebx2);
-            memcpy((uint8_t *)dst + 4 * i, &r, 4);
-        } else {
+            memcpy(out + 4 * i, &r, 4);
+        }
+    } else {
+        for (uint64_t i = 0; i < n; i++) {
+            bad |= !(q[i] < limit && q[i] > -limit);
             const double r = lz_recon64(q[i], ebx2);
-            memcpy((uint8_t *)dst + 8 * i, &r, 8);
+            memcpy(out + 8 * i, &r, 8);
         }
     }
+    if (bad)
+        return FZS_CORRUPT_CHUNK;
     for (uint64_t k = 0; k < nexc; k++) {
         const uint8_t *e = exc + k * (4 + es);
         const uint32_t idx = fz_load32(e);
         if (q[idx] != 0)
             return FZS_CORRUPT_CHUNK;
-        memcpy((uint8_t *)dst + (size_t)idx * es, e + 4, es);
+        memcpy(out + (size_t)idx * es, e + 4, es);
     }
     return FZS_OK;
 }

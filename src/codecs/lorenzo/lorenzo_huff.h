@@ -99,6 +99,7 @@ static FZ_HD void lz_huff_lengths(const uint32_t *freq, uint32_t nsym,
 typedef struct lz_huff {
     uint32_t nsym, lo, hi;
     uint32_t *freq, *code;
+    uint32_t *part; /* 3 more histograms [3 nsym], merged into freq */
     uint8_t *len;
     uint32_t *sub_bits;
     lz_huff_scratch s;
@@ -106,6 +107,7 @@ typedef struct lz_huff {
 
 static inline void lz_huff_free(lz_huff *hf) {
     free(hf->freq);
+    free(hf->part);
     free(hf->code);
     free(hf->len);
     free(hf->sub_bits);
@@ -122,6 +124,7 @@ static inline int lz_huff_alloc(lz_huff *hf, uint64_t n, uint32_t nsym) {
     memset(hf, 0, sizeof *hf);
     hf->nsym = nsym;
     hf->freq = (uint32_t *)malloc(nsym * sizeof(uint32_t));
+    hf->part = (uint32_t *)malloc(3 * (size_t)nsym * sizeof(uint32_t));
     hf->code = (uint32_t *)malloc(nsym * sizeof(uint32_t));
     hf->len = (uint8_t *)malloc(nsym);
     hf->sub_bits = (uint32_t *)malloc((size_t)lz_sub_count(n + 1) * 4);
@@ -131,13 +134,34 @@ static inline int lz_huff_alloc(lz_huff *hf, uint64_t n, uint32_t nsym) {
     hf->s.weight = (uint64_t *)malloc(2 * nsym * sizeof(uint64_t));
     hf->s.parent = (uint32_t *)malloc(2 * nsym * sizeof(uint32_t));
     hf->s.depth = (uint8_t *)malloc(2 * nsym);
-    if (!hf->freq || !hf->code || !hf->len || !hf->sub_bits || !hf->s.wf ||
-        !hf->s.order || !hf->s.tmp || !hf->s.weight || !hf->s.parent ||
-        !hf->s.depth) {
+    if (!hf->freq || !hf->part || !hf->code || !hf->len || !hf->sub_bits ||
+        !hf->s.wf || !hf->s.order || !hf->s.tmp || !hf->s.weight ||
+        !hf->s.parent || !hf->s.depth) {
         lz_huff_free(hf);
         return 0;
     }
     return 1;
+}
+
+/* freq of codes[0..n) over four interleaved histograms: runs of equal
+ * codes would otherwise chain every increment on the previous one. */
+static inline void lz_histogram(lz_huff *hf, const uint16_t *codes,
+                                uint64_t n) {
+    const uint32_t m = hf->nsym;
+    uint32_t *h0 = hf->freq, *h1 = hf->part, *h2 = h1 + m, *h3 = h2 + m;
+    memset(h0, 0, m * sizeof(uint32_t));
+    memset(h1, 0, 3 * (size_t)m * sizeof(uint32_t));
+    const uint64_t n4 = n - n % 4;
+    for (uint64_t i = 0; i < n4; i += 4) {
+        h0[codes[i]]++;
+        h1[codes[i + 1]]++;
+        h2[codes[i + 2]]++;
+        h3[codes[i + 3]]++;
+    }
+    for (uint64_t i = n4; i < n; i++)
+        h0[codes[i]]++;
+    for (uint32_t s = 0; s < m; s++)
+        h0[s] += h1[s] + h2[s] + h3[s];
 }
 
 /* Histogram, lengths, canonical codes and sub-block sizes of codes[0..n)
@@ -146,9 +170,7 @@ static inline uint64_t lz_huff_plan(lz_huff *hf, const uint16_t *codes,
                                     uint64_t n) {
     uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1],
         base[LZ_HUFF_MAXLEN + 1];
-    memset(hf->freq, 0, hf->nsym * sizeof(uint32_t));
-    for (uint64_t i = 0; i < n; i++)
-        hf->freq[codes[i]]++;
+    lz_histogram(hf, codes, n);
     lz_huff_lengths(hf->freq, hf->nsym, hf->len, hf->s);
     hf->lo = 0;
     while (!hf->len[hf->lo])
@@ -174,11 +196,42 @@ static inline uint64_t lz_huff_plan(lz_huff *hf, const uint16_t *codes,
     return size;
 }
 
-/* MSB-first bit writer over a zeroed byte range. */
+/* MSB-first bit writer over a zeroed byte range (the small length table). */
 static inline void put_bits(uint8_t *p, uint64_t pos, uint32_t v, uint32_t n) {
     for (uint32_t k = 0; k < n; k++, pos++)
         if ((v >> (n - 1 - k)) & 1)
             p[pos >> 3] |= (uint8_t)(0x80 >> (pos & 7));
+}
+
+static inline void lz_store_be32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* Codes[begin..end) MSB-first into p, whole codes at a time through a
+ * 64-bit accumulator (codes are at most 20 bits, so it holds the pending
+ * < 32 bits plus one code); writes exactly ceil(bits / 8) bytes, the last
+ * one zero-padded. */
+static inline void lz_huff_write_sub(const lz_huff *hf, const uint16_t *codes,
+                                     uint64_t begin, uint64_t end, uint8_t *p) {
+    uint64_t acc = 0;
+    uint32_t pending = 0;
+    for (uint64_t i = begin; i < end; i++) {
+        const uint32_t sym = codes[i], len = hf->len[sym];
+        acc = (acc << len) | hf->code[sym];
+        pending += len;
+        if (pending >= 32) {
+            pending -= 32;
+            lz_store_be32(p, (uint32_t)(acc >> pending));
+            p += 4;
+        }
+    }
+    for (; pending >= 8; pending -= 8)
+        *p++ = (uint8_t)(acc >> (pending - 8));
+    if (pending)
+        *p = (uint8_t)(acc << (8 - pending));
 }
 
 static inline void lz_huff_write(const lz_huff *hf, const uint16_t *codes,
@@ -195,16 +248,10 @@ static inline void lz_huff_write(const lz_huff *hf, const uint16_t *codes,
     for (uint64_t b = 0; b < nsub; b++, p += 4)
         fz_store32(p, hf->sub_bits[b]);
     for (uint64_t b = 0; b < nsub; b++) {
-        const uint32_t bytes = (hf->sub_bits[b] + 7) / 8;
-        memset(p, 0, bytes);
         const uint64_t end =
             (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
-        uint64_t pos = 0;
-        for (uint64_t i = b * LZ_SUB_SYMBOLS; i < end; i++) {
-            put_bits(p, pos, hf->code[codes[i]], hf->len[codes[i]]);
-            pos += hf->len[codes[i]];
-        }
-        p += bytes;
+        lz_huff_write_sub(hf, codes, b * LZ_SUB_SYMBOLS, end, p);
+        p += (hf->sub_bits[b] + 7) / 8;
     }
 }
 
@@ -239,6 +286,78 @@ static FZ_HD int32_t lz_huff_next(const lz_huff_table *t, const uint32_t *syms,
         }
     }
     return -1;
+}
+
+/* ------------------------------------------------ CPU table decoder */
+/* Codes of at most LZ_LUT_BITS bits decode with one look-up of the next
+ * LZ_LUT_BITS bits; longer ones (and bit patterns that start no code)
+ * fall back to lz_huff_next, which does every check. */
+#define LZ_LUT_BITS 11u
+
+typedef struct lz_lut_entry {
+    uint16_t sym;
+    uint8_t len; /* 0: not decided by the table */
+    uint8_t unused;
+} lz_lut_entry;
+
+/* The table of a parsed canonical code: entry c << (LZ_LUT_BITS - l) ..
+ * of every code c of length l <= LZ_LUT_BITS. */
+static inline void lz_lut_build(const lz_huff_table *t, const uint32_t *syms,
+                                lz_lut_entry *lut) {
+    memset(lut, 0, sizeof(lz_lut_entry) << LZ_LUT_BITS);
+    for (uint32_t l = 1; l <= LZ_LUT_BITS; l++)
+        for (uint32_t k = 0; k < t->count[l]; k++) {
+            const uint32_t span = 1u << (LZ_LUT_BITS - l);
+            lz_lut_entry e;
+            e.sym = (uint16_t)syms[t->base[l] + k];
+            e.len = (uint8_t)l;
+            e.unused = 0;
+            for (uint32_t j = 0; j < span; j++)
+                lut[((t->first[l] + k) << (LZ_LUT_BITS - l)) + j] = e;
+        }
+}
+
+/* 64 bits at bit pos of p[0..bytes) MSB-first, zeros past the end. */
+static inline uint64_t lz_peek64(const uint8_t *p, uint64_t bytes,
+                                 uint64_t pos) {
+    const uint64_t at = pos >> 3;
+    uint64_t w = 0;
+    if (at + 8 <= bytes) {
+        const uint8_t *q = p + at;
+        w = (uint64_t)q[0] << 56 | (uint64_t)q[1] << 48 | (uint64_t)q[2] << 40 |
+            (uint64_t)q[3] << 32 | (uint64_t)q[4] << 24 | (uint64_t)q[5] << 16 |
+            (uint64_t)q[6] << 8 | (uint64_t)q[7];
+    } else {
+        for (uint64_t k = 0; k < 8; k++)
+            w = (w << 8) | (at + k < bytes ? p[at + k] : 0u);
+    }
+    return w << (pos & 7);
+}
+
+/* Codes[begin..end) from a sub-block of `bits` bits; the bit position
+ * reached, or UINT64_MAX when a code is invalid or runs past the end. */
+static inline uint64_t
+lz_huff_read_sub(const lz_huff_table *t, const uint32_t *syms,
+                 const lz_lut_entry *lut, const uint8_t *data, uint32_t bits,
+                 uint16_t *codes, uint64_t begin, uint64_t end) {
+    const uint64_t bytes = ((uint64_t)bits + 7) / 8;
+    uint64_t pos = 0;
+    for (uint64_t i = begin; i < end; i++) {
+        const lz_lut_entry e =
+            lut[lz_peek64(data, bytes, pos) >> (64 - LZ_LUT_BITS)];
+        if (e.len) {
+            if (pos + e.len > bits)
+                return UINT64_MAX;
+            pos += e.len;
+            codes[i] = e.sym;
+        } else {
+            const int32_t sym = lz_huff_next(t, syms, data, bits, &pos);
+            if (sym < 0)
+                return UINT64_MAX;
+            codes[i] = (uint16_t)sym;
+        }
+    }
+    return pos;
 }
 
 /* Decode n codes (alphabet nsym; scratch len[nsym], syms[nsym]) from
@@ -286,6 +405,8 @@ static inline int lz_huff_read(const uint8_t *p, size_t size, uint16_t *codes,
             if (len[sym])
                 syms[fill[len[sym]]++] = sym;
     }
+    lz_lut_entry lut[1u << LZ_LUT_BITS];
+    lz_lut_build(&t, syms, lut);
     const uint8_t *sizes = tab + tbytes;
     const uint8_t *data = sizes + 4 * nsub;
     uint64_t left = size - 4 - tbytes - 4 * nsub;
@@ -296,13 +417,8 @@ static inline int lz_huff_read(const uint8_t *p, size_t size, uint16_t *codes,
             return FZS_CORRUPT_CHUNK;
         const uint64_t end =
             (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
-        uint64_t pos = 0;
-        for (uint64_t i = b * LZ_SUB_SYMBOLS; i < end; i++) {
-            const int32_t sym = lz_huff_next(&t, syms, data, bits, &pos);
-            if (sym < 0)
-                return FZS_CORRUPT_CHUNK;
-            codes[i] = (uint16_t)sym;
-        }
+        const uint64_t pos = lz_huff_read_sub(&t, syms, lut, data, bits, codes,
+                                              b * LZ_SUB_SYMBOLS, end);
         if (pos != bits ||
             (bits & 7 && data[bytes - 1] & (0xFFu >> (bits & 7))))
             return FZS_CORRUPT_CHUNK;
