@@ -59,8 +59,9 @@ static FZ_HD void lz_huff_lengths(const uint32_t *freq, uint32_t nsym,
         for (uint32_t i = 0; i < nsym; i++)
             if (s.wf[i])
                 s.order[m++] = i;
-        if (m == 1) {
-            len[s.order[0]] = 1;
+        if (m <= 1) { /* one symbol: length 1; none (never asked): none */
+            if (m == 1)
+                len[s.order[0]] = 1;
             return;
         }
         lz_sort_by_key(s.order, s.tmp, m, s.wf);
