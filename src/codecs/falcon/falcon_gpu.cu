@@ -4,17 +4,17 @@
  *  - the warp kernel (default): one warp per chunk, persistent warps take
  *    chunks from an atomic ticket. The chunk is staged in shared memory
  *    (coalesced loads, all in flight); the chunk's scale is the warp's
- *    last one when one search step per value proves it (falcon_scan),
- *    else the decimal places of a strided pass over the stage and a warp
- *    reduction. Lane L then takes the 32 consecutive deltas of values
- *    32L + 1 .. 32L + 32: its words of every bit-plane (the plane's bytes
- *    4L..4L+3) are one or two 32 x 32 bit transposes of them, kept in
- *    shared memory for the size pass and the write pass. The output
- *    offset comes from the decoupled look-back as soon as the chunk's size
- *    is known; the chunk is then written straight to its place. The
- *    decoder stages the encoded chunk, parses the planes into shared
- *    memory, transposes back, sums the deltas in the lane and across the
- *    lanes once, and writes the values coalesced from the stage.
+ *    last one, or a neighbour of it, when one search step per value
+ *    proves it (falcon_scan), else the decimal places of a strided pass
+ *    over the stage and a warp reduction. Lane L then takes the 32 consecutive
+ * deltas of values 32L + 1 .. 32L + 32: its words of every bit-plane (the
+ * plane's bytes 4L..4L+3) are one or two 32 x 32 bit transposes of them, kept
+ * in shared memory for the size pass and the write pass. The output offset
+ * comes from the decoupled look-back as soon as the chunk's size is known; the
+ * chunk is then written straight to its place. The decoder stages the encoded
+ * chunk, parses the planes into shared memory, transposes back, sums the deltas
+ * in the lane and across the lanes once, and writes the values coalesced from
+ * the stage.
  *  - the reference kernel: one warp per chunk in which lane 0 runs the
  *    CPU's own chunk coder (falcon_chunk.h) in shared memory. Slow; it is
  *    what the warp kernel is checked against. Selected with the environment
@@ -349,17 +349,25 @@ __device__ void load_planes(uint64_t (&x)[32], uint32_t width,
 
 /* The chunk's scale byte from the staged values by the CPU's own scan:
  * every value's decimal place (a loop, not unrolled: the search is long
- * code), reduced over the warp. */
+ * code), reduced over the warp. A row of 32 values at a time; the warp
+ * stops as soon as one lane's scan says Case 2 (falcon_scan_case2: the
+ * answer is final), e.g. after the first row of a chunk of values that
+ * have no decimal place. */
 template <typename T>
 __device__ uint32_t full_scale(const T *stage, uint32_t n) {
     typedef FW<T> F;
     const uint32_t lane = threadIdx.x & 31;
     falcon_scan sc = falcon_scan_init();
 #pragma unroll 1
-    for (uint32_t i = lane; i < n && !sc.exception; i += 32) {
-        uint64_t mag;
-        const int alpha = F::dp(stage[stage_slot(i)], &mag);
-        falcon_scan_add(&sc, alpha, mag);
+    for (uint32_t i0 = 0; i0 < n; i0 += 32) {
+        if (__any_sync(FZ_FULL_MASK, falcon_scan_case2(&sc, F::DMAX)))
+            return FALCON_CASE2;
+        const uint32_t i = i0 + lane;
+        if (i < n) {
+            uint64_t mag;
+            const int alpha = F::dp(stage[stage_slot(i)], &mag);
+            falcon_scan_add(&sc, alpha, mag);
+        }
     }
     falcon_scan all;
     all.exception = __any_sync(FZ_FULL_MASK, sc.exception);
@@ -370,24 +378,58 @@ __device__ uint32_t full_scale(const T *stage, uint32_t n) {
     return falcon_scale_of(&all, F::DMAX);
 }
 
-/* Whether the scale byte is the guess A (0 <= A <= AMAX), by one search
- * step per value: every value fits at A and A = 0 or some value's integer
- * there is not a multiple of 10 (proof at falcon_scan). False does not
- * mean that it is not. */
+/* What one search step per value at A (0 <= A <= AMAX) says about the
+ * chunk's scale (proof at falcon_scan): kHolds: every value fits at A and
+ * A = 0 or some value's integer there is not a multiple of 10, so the
+ * scale is A; kTooSmall: some value does not fit at A (the warp stops at
+ * the first such row); kNoWitness: every value fits, every integer is a
+ * multiple of 10 (then every alpha_i < A). */
+enum GuessResult { kHolds, kTooSmall, kNoWitness };
+
 template <typename T>
-__device__ bool guess_holds(const T *stage, uint32_t n, int guess) {
+__device__ GuessResult try_scale(const T *stage, uint32_t n, int guess) {
     typedef FW<T> F;
     const uint32_t lane = threadIdx.x & 31;
     const double p = falcon_pow10(guess);
-    bool fit = true, witness = guess == 0;
+    bool witness = guess == 0;
 #pragma unroll 1
-    for (uint32_t i = lane; i < n && fit; i += 32) {
-        uint64_t mag;
-        fit = F::fits(stage[stage_slot(i)], p, &mag);
-        if (!witness)
-            witness = F::mag_not10(mag);
+    for (uint32_t i0 = 0; i0 < n; i0 += 32) {
+        const uint32_t i = i0 + lane;
+        bool fit = true;
+        if (i < n) {
+            uint64_t mag;
+            fit = F::fits(stage[stage_slot(i)], p, &mag);
+            if (!witness)
+                witness = F::mag_not10(mag);
+        }
+        if (!__all_sync(FZ_FULL_MASK, fit))
+            return kTooSmall;
     }
-    return __all_sync(FZ_FULL_MASK, fit) && __any_sync(FZ_FULL_MASK, witness);
+    return __any_sync(FZ_FULL_MASK, witness) ? kHolds : kNoWitness;
+}
+
+/* Tries of try_scale per chunk before the full scan. */
+constexpr int kGuessTries = 4;
+
+/* The chunk's scale byte: try_scale at the guess (the warp's last Case 1
+ * scale), then one place up while a value does not fit or one down while
+ * none is a witness (never both ways), at most kGuessTries times; else the
+ * full scan. Whatever the walk does, a kHolds answer is the scan's. */
+template <typename T>
+__device__ uint32_t chunk_scale(const T *stage, uint32_t n, int guess) {
+    int a = guess, dir = 0;
+#pragma unroll 1
+    for (int t = 0; t < kGuessTries && a >= 0 && a <= (int)FW<T>::AMAX; t++) {
+        const GuessResult r = try_scale<T>(stage, n, a);
+        if (r == kHolds)
+            return (uint32_t)a;
+        const int step = r == kTooSmall ? 1 : -1;
+        if (dir != 0 && step != dir)
+            break;
+        dir = step;
+        a += step;
+    }
+    return full_scale<T>(stage, n);
 }
 
 /* ------------------------------------------------------ warp kernel */
@@ -413,11 +455,9 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
             stage_chunk<T>(reinterpret_cast<const T *>(inb), n, stage);
         __syncwarp();
 
-        /* 1. the chunk's scale: the guess if it provably is the answer
-         *    (falcon_xform.h, falcon_scan), else the full scan */
-        const uint32_t scale = guess >= 0 && guess_holds<T>(stage, n, guess)
-                                   ? (uint32_t)guess
-                                   : full_scale<T>(stage, n);
+        /* 1. the chunk's scale: a guess near the last one if it provably
+         *    is the answer (falcon_xform.h, falcon_scan), else the scan */
+        const uint32_t scale = chunk_scale<T>(stage, n, guess);
         if (scale != FALCON_CASE2)
             guess = (int)scale;
         const uint32_t chunk_hash = __reduce_add_sync(FZ_FULL_MASK, hsum);
@@ -760,27 +800,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
             if (case2) {
                 /* canonical: the encoder chooses Case 2 only when Case 1
                  * is impossible */
-                falcon_scan sc = falcon_scan_init();
-#pragma unroll 1
-                for (uint32_t i0 = 0; i0 < n; i0 += 32) {
-                    if (__any_sync(FZ_FULL_MASK, sc.exception))
-                        break;
-                    const uint32_t i = i0 + lane;
-                    if (i < n) {
-                        uint64_t mag;
-                        const int alpha = F::dp(stage[stage_slot(i)], &mag);
-                        falcon_scan_add(&sc, alpha, mag);
-                    }
-                }
-                falcon_scan all;
-                all.exception = __any_sync(FZ_FULL_MASK, sc.exception);
-                all.amax =
-                    (int)__reduce_max_sync(FZ_FULL_MASK, (unsigned)sc.amax);
-                all.qmax =
-                    (int)__reduce_max_sync(FZ_FULL_MASK,
-                                           (unsigned)(sc.qmax - FALCON_QNONE)) +
-                    FALCON_QNONE;
-                if (falcon_scale_of(&all, F::DMAX) != FALCON_CASE2) {
+                if (full_scale<T>(stage, n) != FALCON_CASE2) {
                     if (lane == 0)
                         fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
                     continue;

@@ -281,9 +281,15 @@ static FZ_HD void falcon_scan_add(falcon_scan *s, int alpha, uint64_t mag) {
     }
 }
 
+/* Whether the scan already says Case 2: adding values only raises
+ * exception, amax and qmax, so the answer cannot change any more. */
+static FZ_HD int falcon_scan_case2(const falcon_scan *s, int dmax) {
+    return s->exception || s->qmax + s->amax > dmax;
+}
+
 /* The chunk's scale byte: alpha* (Case 1) or FALCON_CASE2. */
 static FZ_HD uint32_t falcon_scale_of(const falcon_scan *s, int dmax) {
-    if (s->exception || s->qmax + s->amax > dmax)
+    if (falcon_scan_case2(s, dmax))
         return FALCON_CASE2;
     return (uint32_t)s->amax;
 }
