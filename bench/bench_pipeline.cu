@@ -9,8 +9,19 @@
  * is checked: the stream is the same for every stream count and buffer
  * kind, and decodes to the input (lossless) or within the bound (REL).
  *
+ * Before the table it prints the host-side costs that decide the pageable
+ * path: pinned allocation (cudaMallocHost), page locking a user buffer
+ * (cudaHostRegister), the multi-threaded host copy into pinned staging and
+ * the REL value-range pass, each in GB/s.
+ *
+ * --pageable-mode stage|register|both: pageable buffers go through pinned
+ * staging (library default) or are page-locked per call (FZ_GPU_PAGEABLE).
+ * --cold: free the library's cached GPU buffers before every timed call, to
+ * see what a single call costs with allocation and pinning included.
+ *
  * Usage: bench_pipeline [--gib N] [--reps R] [--batch-mib M]
- *                       [--streams 1,2,4,8,16] [--no-pageable] */
+ *                       [--streams 1,2,4,8,16] [--no-pageable]
+ *                       [--pageable-mode stage|register|both] [--cold] */
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -18,6 +29,7 @@
 #include <string>
 #include <utility>
 
+#include "../src/api/fz_internal.h"
 #include "bench_cuda.cuh"
 
 namespace {
@@ -28,6 +40,8 @@ struct Options {
     uint32_t batch_mib = 0; /* 0: the library default */
     std::vector<uint32_t> streams{1, 2, 4, 8, 16};
     bool pageable = true;
+    bool stage = true, reg = false; /* pageable modes to run */
+    bool cold = false;
 };
 
 Options parse(int argc, char **argv) {
@@ -54,10 +68,18 @@ Options parse(int argc, char **argv) {
             i++;
         } else if (a == "--no-pageable") {
             o.pageable = false;
+        } else if (a == "--pageable-mode" && v) {
+            const std::string m = v;
+            o.stage = m == "stage" || m == "both";
+            o.reg = m == "register" || m == "both";
+            i++;
+        } else if (a == "--cold") {
+            o.cold = true;
         } else {
             fprintf(stderr,
                     "usage: %s [--gib N] [--reps R] [--batch-mib M] "
-                    "[--streams 1,2,4] [--no-pageable]\n",
+                    "[--streams 1,2,4] [--no-pageable] "
+                    "[--pageable-mode stage|register|both] [--cold]\n",
                     argv[0]);
             exit(2);
         }
@@ -106,6 +128,56 @@ double copy_gbps(cudaMemcpyKind kind, int reps) {
     CHECK_CUDA(cudaFreeHost(h));
     CHECK_CUDA(cudaFree(d));
     return bytes / ms / 1e6;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point a) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - a)
+        .count();
+}
+
+/* Host-side costs of the pageable path and of REL, on a 1 GiB piece of
+ * the (pageable, faulted-in) input. */
+void host_costs(const double *src, size_t bytes) {
+    const size_t piece = bytes < (1ull << 30) ? bytes : 1ull << 30;
+    const int threads = fz_thread_count(0);
+    void *pinned = nullptr;
+    auto t = std::chrono::steady_clock::now();
+    CHECK_CUDA(cudaMallocHost(&pinned, piece));
+    const double alloc = seconds_since(t);
+    t = std::chrono::steady_clock::now();
+    CHECK_CUDA(cudaFreeHost(pinned));
+    const double free_s = seconds_since(t);
+    CHECK_CUDA(cudaMallocHost(&pinned, piece));
+    fz_host_copy(pinned, src, piece, threads); /* warm */
+    t = std::chrono::steady_clock::now();
+    fz_host_copy(pinned, src, piece, threads);
+    const double copy = seconds_since(t);
+    t = std::chrono::steady_clock::now();
+    fz_host_copy(pinned, src, piece, 1);
+    const double copy1 = seconds_since(t);
+    CHECK_CUDA(cudaFreeHost(pinned));
+    void *reg = const_cast<double *>(src);
+    t = std::chrono::steady_clock::now();
+    const cudaError_t e = cudaHostRegister(reg, piece, cudaHostRegisterDefault);
+    const double regs = seconds_since(t);
+    t = std::chrono::steady_clock::now();
+    if (e == cudaSuccess)
+        CHECK_CUDA(cudaHostUnregister(reg));
+    const double unregs = seconds_since(t);
+    cudaGetLastError();
+    double lo, hi;
+    t = std::chrono::steady_clock::now();
+    fz_value_range(FZ_F64, src, bytes / sizeof(double), threads, &lo, &hi);
+    const double range = seconds_since(t);
+    const double g = piece / 1e9;
+    printf("# host, 1 GiB: cudaMallocHost %.1f ms (%.1f GB/s), cudaFreeHost "
+           "%.1f ms; cudaHostRegister %.1f ms (%.1f GB/s) + unregister %.1f "
+           "ms%s\n",
+           alloc * 1e3, g / alloc, free_s * 1e3, regs * 1e3, g / regs,
+           unregs * 1e3, e == cudaSuccess ? "" : " (register FAILED)");
+    printf("# host copy pageable->pinned: %.1f GB/s with %d threads, %.1f GB/s "
+           "with 1; REL value range (whole input): %.1f GB/s\n",
+           g / copy, threads, g / copy1, bytes / range / 1e9);
 }
 
 struct Buffers {
@@ -192,7 +264,9 @@ int main(int argc, char **argv) {
            o.batch_mib ? std::to_string(o.batch_mib).c_str() : "default");
     printf("# pinned cudaMemcpy 1 GiB: H2D %.2f GB/s, D2H %.2f GB/s\n", h2d,
            d2h);
-    printf("%-12s %-9s %7s %7s %10s %8s %10s %8s %s\n", "codec", "buffers",
+    printf("# %s calls (cached GPU buffers %s)\n", o.cold ? "cold" : "warm",
+           o.cold ? "freed before each" : "reused");
+    printf("%-12s %-12s %7s %7s %10s %8s %10s %8s %s\n", "codec", "buffers",
            "streams", "ratio", "comp_GB/s", "xH2D", "decomp_GB/s", "xD2H",
            "check");
 
@@ -206,9 +280,20 @@ int main(int argc, char **argv) {
     CHECK_FZ(fz_compress_bound(&p0, &bound));
     /* first stream of each codec, to compare the others with */
     std::vector<std::pair<std::string, std::vector<uint8_t>>> refs;
-    for (int pinned = 1; pinned >= (o.pageable ? 0 : 1); pinned--) {
-        Buffers b(pinned != 0, bytes, bound);
+    /* buffer kinds: pinned, pageable staged, pageable registered */
+    std::vector<int> kinds{0};
+    if (o.pageable && o.stage)
+        kinds.push_back(1);
+    if (o.pageable && o.reg)
+        kinds.push_back(2);
+    const char *kind_names[] = {"pinned", "pageable", "pageable-reg"};
+    for (int kind : kinds) {
+        const bool pinned = kind == 0;
+        setenv("FZ_GPU_PAGEABLE", kind == 2 ? "register" : "stage", 1);
+        Buffers b(pinned, bytes, bound);
         generate(b.src, n);
+        if (kind == 1 || (kind == 2 && !o.stage))
+            host_costs(b.src, bytes);
         for (const Codec &c : codecs) {
             fz_params p = p0;
             p.codec = c.codec;
@@ -221,6 +306,8 @@ int main(int argc, char **argv) {
                 size_t size = 0, got = 0;
                 const double tc = seconds_of(
                     [&] {
+                        if (o.cold)
+                            fz_gpu_release_cache();
                         CHECK_FZ(fz_compress(&p, b.src, bytes, b.stream, bound,
                                              &size));
                     },
@@ -232,6 +319,8 @@ int main(int argc, char **argv) {
                 d.batch_kib = p.batch_kib;
                 const double td = seconds_of(
                     [&] {
+                        if (o.cold)
+                            fz_gpu_release_cache();
                         CHECK_FZ(fz_decompress(b.stream, size, b.out, bytes, &d,
                                                &got));
                     },
@@ -254,10 +343,9 @@ int main(int argc, char **argv) {
                                 check_decoded(b.src, b.out, n, c.mode,
                                               info.bound_effective);
                 const double gc = bytes / tc / 1e9, gd = bytes / td / 1e9;
-                printf("%-12s %-9s %7u %7.3f %10.2f %8.2f %10.2f %8.2f %s\n",
-                       c.name, pinned ? "pinned" : "pageable", s,
-                       bytes / double(size), gc, gc / h2d, gd, gd / d2h,
-                       ok ? "ok" : "FAILED");
+                printf("%-12s %-12s %7u %7.3f %10.2f %8.2f %10.2f %8.2f %s\n",
+                       c.name, kind_names[kind], s, bytes / double(size), gc,
+                       gc / h2d, gd, gd / d2h, ok ? "ok" : "FAILED");
                 fflush(stdout);
                 if (!ok)
                     return 1;

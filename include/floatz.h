@@ -265,6 +265,13 @@ typedef struct fz_device_result {
 /* Number of usable CUDA devices (0 without the CUDA backend or a GPU). */
 FZ_API int fz_gpu_count(void);
 
+/* fz_compress / fz_decompress with FZ_EXEC_GPU keep the last call's CUDA
+ * streams, device buffers and pinned staging buffers in a process-wide
+ * cache (about 4 x batch bytes per stream), so that the next call does not
+ * allocate and pin them again. This frees them now; they are also freed at
+ * process exit. Thread-safe; a call in progress keeps its own. */
+FZ_API void fz_gpu_release_cache(void);
+
 /* Scratch bytes (device memory) that fz_device_compress and
  * fz_device_decompress need for arrays of these parameters. */
 FZ_API fz_status fz_device_scratch_size(const fz_params *p, size_t *bytes);

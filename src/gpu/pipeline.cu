@@ -13,6 +13,8 @@
  * (header built on the host, table slice, payload) goes up, is decoded, and
  * comes back to its place in dst. */
 #include <initializer_list>
+#include <mutex>
+#include <new>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,17 +62,11 @@ Memory memory_of(const void *p, size_t n) {
                                                              : Memory::Pageable;
 }
 
-/* Enough streams to keep H2D, kernels and D2H busy at once: 4 with two
- * copy engines, 2 with one. */
+/* Two streams: while one batch is copied up, the other is coded and copied
+ * down. Measured on an H100 (docs/PIPELINE.md), 2 beat 4, 8 and 16 for
+ * every codec: more streams only add pinned and device memory. */
 uint32_t default_streams() {
-    int device = 0, engines = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, device) !=
-            cudaSuccess) {
-        cudaGetLastError();
-        return 2;
-    }
-    return engines >= 2 ? 4u : 2u;
+    return 2;
 }
 
 /* Buffer sizes of one stream's slot. */
@@ -78,15 +74,35 @@ struct SlotSizes {
     size_t d_in, d_out, scratch, meta, h_in, h_out;
 };
 
-/* One stream with its buffers and the batch in flight. */
+/* Grow a device (or pinned, when pinned) buffer to at least want bytes. */
+cudaError_t grow(uint8_t **p, size_t *have, size_t want, bool pinned) {
+    if (*p && *have >= want)
+        return cudaSuccess;
+    if (pinned)
+        cudaFreeHost(*p);
+    else
+        cudaFree(*p);
+    *p = nullptr;
+    *have = 0;
+    cudaError_t e = pinned ? cudaMallocHost(p, want) : cudaMalloc(p, want);
+    if (e == cudaSuccess)
+        *have = want;
+    else
+        *p = nullptr;
+    return e;
+}
+
+/* One stream with its buffers and the batch in flight. Buffers only grow,
+ * so a slot kept in the cache serves any later call that fits. */
 struct Slot {
     cudaStream_t stream = nullptr;
     cudaEvent_t meta_done = nullptr, done = nullptr;
-    uint8_t *d_in = nullptr, *d_out = nullptr;
-    void *d_scratch = nullptr;
+    uint8_t *d_in = nullptr, *d_out = nullptr, *d_scratch = nullptr;
     fz_device_result *d_result = nullptr;
     uint8_t *h_meta = nullptr; /* pinned: result record, then table bytes */
     uint8_t *h_in = nullptr, *h_out = nullptr; /* pinned staging or NULL */
+    SlotSizes have = {0, 0, 0, 0, 0, 0};
+    bool use_h_in = false, use_h_out = false; /* staging in this call */
     /* a staged D2H still to copy to dst */
     bool pending = false;
     uint64_t pending_pos = 0, pending_bytes = 0;
@@ -97,29 +113,43 @@ struct Slot {
     uint8_t *h_table() {
         return h_meta + 64;
     }
+    uint8_t *staging_in() {
+        return use_h_in ? h_in : nullptr;
+    }
+    uint8_t *staging_out() {
+        return use_h_out ? h_out : nullptr;
+    }
 
-    cudaError_t create(const SlotSizes &z) {
-        cudaError_t e =
-            cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-        if (e == cudaSuccess)
+    cudaError_t reserve(const SlotSizes &z) {
+        cudaError_t e = cudaSuccess;
+        if (!stream)
+            e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+        if (e == cudaSuccess && !meta_done)
             e = cudaEventCreateWithFlags(&meta_done, cudaEventDisableTiming);
-        if (e == cudaSuccess)
+        if (e == cudaSuccess && !done)
             e = cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
-        if (e == cudaSuccess)
-            e = cudaMalloc(&d_in, z.d_in ? z.d_in : 16);
-        if (e == cudaSuccess)
-            e = cudaMalloc(&d_out, z.d_out ? z.d_out : 16);
-        if (e == cudaSuccess)
-            e = cudaMalloc(&d_scratch, z.scratch);
-        if (e == cudaSuccess)
+        if (e == cudaSuccess && !d_result)
             e = cudaMalloc(&d_result, sizeof *d_result);
         if (e == cudaSuccess)
-            e = cudaMallocHost(&h_meta, 64 + z.meta);
+            e = grow(&d_in, &have.d_in, z.d_in ? z.d_in : 16, false);
+        if (e == cudaSuccess)
+            e = grow(&d_out, &have.d_out, z.d_out ? z.d_out : 16, false);
+        if (e == cudaSuccess)
+            e = grow(&d_scratch, &have.scratch, z.scratch ? z.scratch : 16,
+                     false);
+        if (e == cudaSuccess)
+            e = grow(&h_meta, &have.meta, 64 + z.meta, true);
         if (e == cudaSuccess && z.h_in)
-            e = cudaMallocHost(&h_in, z.h_in);
+            e = grow(&h_in, &have.h_in, z.h_in, true);
         if (e == cudaSuccess && z.h_out)
-            e = cudaMallocHost(&h_out, z.h_out);
+            e = grow(&h_out, &have.h_out, z.h_out, true);
+        use_h_in = z.h_in != 0;
+        use_h_out = z.h_out != 0;
+        pending = false;
         return e;
+    }
+    bool allocated() const {
+        return stream != nullptr;
     }
     void destroy() {
         if (stream) {
@@ -143,27 +173,26 @@ struct Slot {
 
 struct Pipeline {
     Slot slots[FZ_MAX_GPU_STREAMS];
-    uint32_t count = 0;
+    uint32_t count = 0; /* slots in use by this call */
+    int device = -1;
     size_t scratch_bytes = 0;
     int threads = 1;
     Memory src_mem = Memory::Pageable, dst_mem = Memory::Pageable;
 
-    ~Pipeline() {
-        release();
-    }
+    /* Free every slot, in use or only kept. */
     void release() {
-        for (uint32_t i = 0; i < count; i++)
-            slots[i].destroy();
+        for (Slot &s : slots)
+            if (s.allocated())
+                s.destroy();
         cudaGetLastError();
         count = 0;
     }
+    /* Size n slots for this call; slots from an earlier call are reused. */
     fz_status create(uint32_t n, const SlotSizes &z) {
-        release();
         scratch_bytes = z.scratch;
         for (count = 0; count < n; count++) {
-            fz_status s = from_cuda(slots[count].create(z));
+            fz_status s = from_cuda(slots[count].reserve(z));
             if (s != FZ_OK) {
-                count++; /* release what this slot got */
                 release();
                 return s;
             }
@@ -180,8 +209,8 @@ struct Pipeline {
             return FZ_OK;
         fz_status st = from_cuda(cudaEventSynchronize(s.done));
         if (st == FZ_OK)
-            fz_host_copy(dst + s.pending_pos, s.h_out, (size_t)s.pending_bytes,
-                         threads);
+            fz_host_copy(dst + s.pending_pos, s.staging_out(),
+                         (size_t)s.pending_bytes, threads);
         s.pending = false;
         return st;
     }
@@ -248,9 +277,9 @@ struct Compressor {
         size_t bound = 0;
         fz_compress_bound(&bp, &bound);
         const uint8_t *in = src + first_byte;
-        if (s.h_in) {
-            fz_host_copy(s.h_in, in, (size_t)bytes, pl.threads);
-            in = s.h_in;
+        if (s.staging_in()) {
+            fz_host_copy(s.staging_in(), in, (size_t)bytes, pl.threads);
+            in = s.staging_in();
         }
         st = from_cuda(cudaMemcpyAsync(s.d_in, in, (size_t)bytes,
                                        cudaMemcpyHostToDevice, s.stream));
@@ -287,12 +316,12 @@ struct Compressor {
             return FZ_ERR_DST_TOO_SMALL;
         memcpy(dst + FZ_HDR_BYTES + first * entry, s.h_table(),
                (size_t)(n * entry));
-        uint8_t *to = s.h_out ? s.h_out : dst + pos;
+        uint8_t *to = s.staging_out() ? s.staging_out() : dst + pos;
         st = from_cuda(cudaMemcpyAsync(to, s.d_out + sub_off, (size_t)payload,
                                        cudaMemcpyDeviceToHost, s.stream));
         if (st == FZ_OK)
             st = from_cuda(cudaEventRecord(s.done, s.stream));
-        s.pending = s.h_out != nullptr;
+        s.pending = s.staging_out() != nullptr;
         s.pending_pos = pos;
         s.pending_bytes = payload;
         pos += payload;
@@ -416,9 +445,9 @@ struct Decompressor {
                (size_t)(sub_off - FZ_HDR_BYTES - n * entry));
         const uint8_t *in = src + fz_payload_offset(&plan.h) + in_pos;
         in_pos += payload;
-        if (s.h_in) {
-            fz_host_copy(s.h_in, in, (size_t)payload, pl.threads);
-            in = s.h_in;
+        if (s.staging_in()) {
+            fz_host_copy(s.staging_in(), in, (size_t)payload, pl.threads);
+            in = s.staging_in();
         }
         st = from_cuda(cudaMemcpyAsync(s.d_in, meta, (size_t)sub_off,
                                        cudaMemcpyHostToDevice, s.stream));
@@ -431,13 +460,13 @@ struct Decompressor {
                                       s.d_out, (size_t)bytes, s.d_scratch,
                                       pl.scratch_bytes, opts, s.d_result,
                                       s.h_result(), s.stream);
-        uint8_t *to = s.h_out ? s.h_out : dst + first_byte;
+        uint8_t *to = s.staging_out() ? s.staging_out() : dst + first_byte;
         if (st == FZ_OK)
             st = from_cuda(cudaMemcpyAsync(to, s.d_out, (size_t)bytes,
                                            cudaMemcpyDeviceToHost, s.stream));
         if (st == FZ_OK)
             st = from_cuda(cudaEventRecord(s.done, s.stream));
-        s.pending = s.h_out != nullptr;
+        s.pending = s.staging_out() != nullptr;
         s.pending_pos = first_byte;
         s.pending_bytes = bytes;
         return st;
@@ -492,6 +521,105 @@ fz_status validate(const uint8_t *src, size_t src_size, fz_header *h) {
     return fz_table_scan_end(h, &t, padding_ok, src_size);
 }
 
+/* Process-wide cache of one pipeline (streams, events, device buffers and
+ * pinned staging), so that repeated calls do not pay cudaMalloc and page
+ * pinning (cudaMallocHost: tens of ms per GiB) each time. A call leases the
+ * cached pipeline exclusively; a concurrent call builds its own and frees
+ * it after. fz_gpu_release_cache() and process exit free the cache. */
+std::mutex cache_mutex;
+Pipeline *cached_pipeline = nullptr;
+bool exit_hook_set = false;
+
+void release_cached_pipeline() {
+    cache_mutex.lock();
+    Pipeline *p = cached_pipeline;
+    cached_pipeline = nullptr;
+    cache_mutex.unlock();
+    if (p) {
+        p->release();
+        delete p;
+    }
+}
+
+void release_at_exit() {
+    release_cached_pipeline();
+}
+
+struct Lease {
+    Pipeline *pl = nullptr;
+    bool keep = false; /* set once the call succeeded */
+
+    Lease() {
+        cache_mutex.lock();
+        pl = cached_pipeline;
+        cached_pipeline = nullptr;
+        cache_mutex.unlock();
+        if (!pl)
+            pl = new (std::nothrow) Pipeline;
+        int device = -1;
+        if (pl && cudaGetDevice(&device) == cudaSuccess &&
+            device != pl->device) {
+            pl->release(); /* slots of another device */
+            pl->device = device;
+        }
+        cudaGetLastError();
+    }
+    ~Lease() {
+        if (!pl)
+            return;
+        for (Slot &s : pl->slots)
+            if (s.allocated() && cudaStreamSynchronize(s.stream) != cudaSuccess)
+                keep = false;
+        pl->count = 0;
+        if (keep) {
+            cache_mutex.lock();
+            if (!cached_pipeline) {
+                cached_pipeline = pl;
+                pl = nullptr;
+                if (!exit_hook_set)
+                    exit_hook_set = atexit(release_at_exit) == 0;
+            }
+            cache_mutex.unlock();
+        }
+        if (pl) {
+            pl->release();
+            delete pl;
+        }
+    }
+};
+
+/* FZ_GPU_PAGEABLE=register page-locks a pageable user buffer for the call
+ * (cudaHostRegister) so its DMA goes direct, instead of staging it through
+ * pinned buffers (the default, FZ_GPU_PAGEABLE=stage). */
+bool register_pageable() {
+    const char *e = getenv("FZ_GPU_PAGEABLE");
+    return e && strcmp(e, "register") == 0;
+}
+
+/* A pageable buffer page-locked for one call; unregistered at scope end,
+ * after the pipeline (declared later) has synchronised its streams. */
+struct Registration {
+    void *base = nullptr;
+
+    /* Register [p, p + n) if asked to; on success it counts as pinned. */
+    void apply(Memory *m, const void *p, size_t n) {
+        if (*m != Memory::Pageable || !p || n == 0 || !register_pageable())
+            return;
+        if (cudaHostRegister(const_cast<void *>(p), n,
+                             cudaHostRegisterDefault) != cudaSuccess) {
+            cudaGetLastError(); /* read-only or overlapping: stage it */
+            return;
+        }
+        base = const_cast<void *>(p);
+        *m = Memory::Pinned;
+    }
+    ~Registration() {
+        if (base)
+            cudaHostUnregister(base);
+        cudaGetLastError();
+    }
+};
+
 uint64_t batch_bytes_of(uint32_t kib) {
     return kib ? (uint64_t)kib << 10 : kDefaultBatchBytes;
 }
@@ -538,12 +666,20 @@ extern "C" fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
     fz_status s = fz_plan_compress(p, batch_bytes_of(p->batch_kib), &plan);
     if (s != FZ_OK)
         return s;
-    Pipeline pl;
-    pl.threads = fz_thread_count(p->threads);
-    pl.src_mem = memory_of(src, src_bytes);
-    pl.dst_mem = memory_of(dst, dst_capacity);
-    if (pl.src_mem == Memory::Device || pl.dst_mem == Memory::Device)
+    Memory src_mem = memory_of(src, src_bytes);
+    Memory dst_mem = memory_of(dst, dst_capacity);
+    if (src_mem == Memory::Device || dst_mem == Memory::Device)
         return FZ_ERR_INVALID_ARGUMENT; /* device buffers: the device API */
+    Registration src_reg, dst_reg; /* outlive the lease: streams end first */
+    src_reg.apply(&src_mem, src, src_bytes);
+    dst_reg.apply(&dst_mem, dst, dst_capacity);
+    Lease lease;
+    if (!lease.pl)
+        return FZ_ERR_OUT_OF_MEMORY;
+    Pipeline &pl = *lease.pl;
+    pl.threads = fz_thread_count(p->threads);
+    pl.src_mem = src_mem;
+    pl.dst_mem = dst_mem;
     if (plan.h.mode == FZ_MODE_REL) {
         double lo, hi;
         fz_value_range(plan.h.dtype, src,
@@ -561,7 +697,9 @@ extern "C" fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
         if (s != FZ_OK)
             return s;
     }
-    return job.run(compressed_size);
+    s = job.run(compressed_size);
+    lease.keep = s == FZ_OK;
+    return s;
 }
 
 extern "C" fz_status fz_gpu_host_decompress(const void *src, size_t src_size,
@@ -572,17 +710,25 @@ extern "C" fz_status fz_gpu_host_decompress(const void *src, size_t src_size,
         return FZ_ERR_NO_GPU;
     fz_header h;
     const uint8_t *in = static_cast<const uint8_t *>(src);
-    Pipeline pl;
-    pl.threads = fz_thread_count(o ? o->threads : 0);
-    pl.src_mem = memory_of(src, src_size);
-    pl.dst_mem = memory_of(dst, dst_capacity);
-    if (pl.src_mem == Memory::Device || pl.dst_mem == Memory::Device)
+    Memory src_mem = memory_of(src, src_size);
+    Memory dst_mem = memory_of(dst, dst_capacity);
+    if (src_mem == Memory::Device || dst_mem == Memory::Device)
         return FZ_ERR_INVALID_ARGUMENT; /* device buffers: the device API */
     fz_status s = validate(in, src_size, &h);
     if (s != FZ_OK)
         return s;
     if (dst_capacity < h.original_bytes || (!dst && h.original_bytes))
         return dst ? FZ_ERR_DST_TOO_SMALL : FZ_ERR_INVALID_ARGUMENT;
+    Registration src_reg, dst_reg; /* outlive the lease: streams end first */
+    src_reg.apply(&src_mem, src, src_size);
+    dst_reg.apply(&dst_mem, dst, (size_t)h.original_bytes);
+    Lease lease;
+    if (!lease.pl)
+        return FZ_ERR_OUT_OF_MEMORY;
+    Pipeline &pl = *lease.pl;
+    pl.threads = fz_thread_count(o ? o->threads : 0);
+    pl.src_mem = src_mem;
+    pl.dst_mem = dst_mem;
     const uint64_t batch_bytes = batch_bytes_of(o ? o->batch_kib : 0);
     fz_batch_plan plan;
     fz_plan_decompress(&h, batch_bytes, &plan);
@@ -597,6 +743,11 @@ extern "C" fz_status fz_gpu_host_decompress(const void *src, size_t src_size,
         if (s != FZ_OK)
             return s;
     }
+    lease.keep = true;
     *decompressed_size = (size_t)h.original_bytes;
     return FZ_OK;
+}
+
+extern "C" void fz_gpu_release_cache(void) {
+    release_cached_pipeline();
 }

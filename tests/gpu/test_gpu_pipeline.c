@@ -10,7 +10,9 @@
  *  - the file streaming API on the GPU makes the CPU's bytes.
  * Run all groups, or one: test_gpu_pipeline GROUP. Exits 77 (ctest:
  * skipped) when no CUDA GPU is usable. */
+#define _POSIX_C_SOURCE 200112L /* setenv */
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,6 +275,96 @@ static void group_large(void) {
     host_free(data, 1);
 }
 
+/* One GPU compress + decompress from a thread; ok when both match. */
+typedef struct cache_job {
+    const fz_params *p;
+    const float *data;
+    size_t bytes;
+    const uint8_t *ref;
+    size_t ref_size;
+    uint32_t streams;
+    int ok;
+} cache_job;
+
+static void *cache_job_run(void *arg) {
+    cache_job *j = (cache_job *)arg;
+    fz_params p = *j->p;
+    p.exec = FZ_EXEC_GPU;
+    p.gpu_streams = j->streams;
+    size_t bound = 0, size = 0, got = 0;
+    j->ok = fz_compress_bound(&p, &bound) == FZ_OK;
+    uint8_t *dst = (uint8_t *)malloc(bound);
+    float *out = (float *)malloc(j->bytes);
+    fz_decode_options o = tu_decode_opts(0, 0);
+    o.exec = FZ_EXEC_GPU;
+    o.gpu_streams = j->streams;
+    o.batch_kib = p.batch_kib;
+    for (int rep = 0; j->ok && dst && out && rep < 3; rep++) {
+        j->ok =
+            fz_compress(&p, j->data, j->bytes, dst, bound, &size) == FZ_OK &&
+            size == j->ref_size && memcmp(dst, j->ref, size) == 0 &&
+            fz_decompress(dst, size, out, j->bytes, &o, &got) == FZ_OK &&
+            got == j->bytes && memcmp(out, j->data, j->bytes) == 0;
+    }
+    j->ok &= dst && out;
+    free(dst);
+    free(out);
+    return NULL;
+}
+
+/* The cached pipeline buffers: reuse with more and fewer streams and
+ * larger batches, after an explicit release, with pageable buffers staged
+ * or page-locked (FZ_GPU_PAGEABLE), and from concurrent threads. */
+static void group_cache(void) {
+    const size_t n = 2 * 1000 * 1000 + 3, bytes = n * 4;
+    float *data = (float *)tu_xmalloc(bytes);
+    tu_fill(TU_GEN_MIXED, FZ_F32, data, n, 91);
+    for (int reg = 0; reg <= 1; reg++) {
+        CHECK(setenv("FZ_GPU_PAGEABLE", reg ? "register" : "stage", 1) == 0);
+        for (uint32_t kib = 256; kib <= 4096; kib *= 16) {
+            fz_params p = tu_params(FZ_F32, n, 0);
+            p.batch_kib = kib;
+            size_t ref_size = 0;
+            uint8_t *ref = tu_compress(&p, data, &ref_size);
+            const uint32_t streams[] = {3, 1, 6, 2};
+            for (unsigned i = 0; i < 4; i++) {
+                tu_context("register %d batch_kib %u streams %u", reg, kib,
+                           streams[i]);
+                check_pipeline(&p, data, bytes, ref, ref_size, data, streams[i],
+                               0, 0);
+                check_pipeline(&p, data, bytes, ref, ref_size, data, streams[i],
+                               1, 0);
+                if (i == 1)
+                    fz_gpu_release_cache();
+            }
+            free(ref);
+        }
+    }
+    CHECK(unsetenv("FZ_GPU_PAGEABLE") == 0);
+    fz_params p = tu_params(FZ_F32, n, 0);
+    p.batch_kib = 512;
+    size_t ref_size = 0;
+    uint8_t *ref = tu_compress(&p, data, &ref_size);
+    enum { kThreads = 4 };
+    cache_job jobs[kThreads];
+    pthread_t tids[kThreads];
+    for (unsigned t = 0; t < kThreads; t++) {
+        cache_job j = {&p, data, bytes, ref, ref_size, 1 + t, 0};
+        jobs[t] = j;
+        CHECK(pthread_create(&tids[t], NULL, cache_job_run, &jobs[t]) == 0);
+    }
+    for (unsigned t = 0; t < kThreads; t++) {
+        CHECK(pthread_join(tids[t], NULL) == 0);
+        tu_context("thread %u", t);
+        CHECK(jobs[t].ok);
+        cases_run++;
+    }
+    fz_gpu_release_cache();
+    fz_gpu_release_cache(); /* nothing cached: a no-op */
+    free(ref);
+    free(data);
+}
+
 typedef struct named_group {
     const char *name;
     void (*run)(void);
@@ -281,7 +373,7 @@ typedef struct named_group {
 static const named_group groups[] = {
     {"boundaries", group_boundaries}, {"streams", group_streams},
     {"errors", group_errors},         {"files", group_files},
-    {"large", group_large},
+    {"large", group_large},           {"cache", group_cache},
 };
 
 int main(int argc, char **argv) {
