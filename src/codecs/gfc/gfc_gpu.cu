@@ -8,9 +8,11 @@
  * before anything can be written, and a chunk can be larger than any
  * on-chip buffer): pass 1 computes the size and the data checksum and
  * publishes the size for the decoupled look-back; pass 2, once the offset
- * is resolved, reads the chunk again and writes it. Pass 2 stages per warp
- * in shared memory: the code bytes of 32 subchunks (one shuffle and one
- * byte store per lane pair, then one coalesced store per lane) and the
+ * is resolved, reads the chunk again and writes it, four subchunks at a
+ * time (one packed prefix sum places their residual bytes). Pass 2 stages
+ * per warp in shared memory: the code bytes of 32 subchunks (one shuffle
+ * per four subchunks, byte stores by even lanes, then one coalesced store
+ * per lane) and the
  * residual bytes (ORed as 32-bit words into a zeroed ring, written out as
  * aligned 8-byte words half a ring at a time). Encoded chunks are
  * multiples of 8 bytes, so every chunk starts 8-byte aligned. Both passes
@@ -103,6 +105,28 @@ __device__ __forceinline__ uint32_t warp_exclusive(uint32_t x,
     }
     *total = __shfl_sync(FZ_FULL_MASK, incl, 31);
     return incl - x;
+}
+
+/* Exclusive prefix sums over the warp of the four byte fields of x at
+ * once (the byte counts of four subchunks). Every exclusive sum is at most
+ * 31 * 8 = 248 and fits its byte; an inclusive sum of lane 31 may reach
+ * 256 and carry into the next field, but incl - x is exact mod 2^32, and
+ * lane 31 sends nothing in the scan. */
+__device__ __forceinline__ uint32_t warp_exclusive_bytes(uint32_t x) {
+    const uint32_t lane = lane_id();
+    uint32_t incl = x;
+#pragma unroll
+    for (uint32_t d = 1; d < 32; d <<= 1) {
+        const uint32_t up = __shfl_up_sync(FZ_FULL_MASK, incl, d);
+        if (lane >= d)
+            incl += up;
+    }
+    return incl - x;
+}
+
+/* Byte field g of x. */
+__device__ __forceinline__ uint32_t byte_field(uint32_t x, uint32_t g) {
+    return (x >> (8 * g)) & 255u;
 }
 
 /* The next chunk for this warp. */
@@ -218,10 +242,16 @@ struct __align__(16) WarpStage {
     uint8_t codes[kCodeStage]; /* code bytes of 32 subchunks */
 };
 
-/* Pass 2 of a chunk: codes and residual bytes to `out` (8-byte aligned). */
+/* Pass 2 of a chunk: codes and residual bytes to `out` (8-byte aligned).
+ * Subchunks go in groups of kAhead: one packed scan places the residual
+ * bytes of the whole group, one shuffle pairs its codes. */
 template <typename T>
 __device__ void write_pass(const T *in, uint32_t n, uint32_t subs, uint64_t raw,
                            uint32_t pl, uint8_t *out, WarpStage &st) {
+    static_assert(kAhead == 4, "one byte field per subchunk of a group");
+    /* the ring holds < kHalf unwritten bytes plus one group */
+    static_assert(kHalf >= kAhead * GFC_SUB * sizeof(T), "ring too small");
+    static_assert(kCodeStage / GFC_CODE_BYTES % kAhead == 0, "group split");
     const uint32_t lane = lane_id();
     unsigned long long *resid =
         reinterpret_cast<unsigned long long *>(out + GFC_CODE_BYTES * subs);
@@ -238,49 +268,70 @@ __device__ void write_pass(const T *in, uint32_t n, uint32_t subs, uint64_t raw,
             const uint32_t i = (s0 + g) * GFC_SUB + lane;
             x[g] = i < n ? load_last(in + i) : 0;
         }
+        /* subchunks past the end are padding too: residual 0, code 0,
+         * no bytes, and their codes are never copied out */
+        T mag[kAhead];
+        uint32_t codes = 0, counts = 0; /* byte field g: subchunk s0 + g */
+        T p = __shfl_sync(FZ_FULL_MASK, prev, pl);
 #pragma unroll
         for (uint32_t g = 0; g < kAhead; g++) {
-            const uint32_t s = s0 + g;
-            if (s >= subs)
-                break;
-            const T p = __shfl_sync(FZ_FULL_MASK, prev, pl);
-            if (s * GFC_SUB + lane >= n)
+            if ((s0 + g) * GFC_SUB + lane >= n)
                 x[g] = p;
             const T r = (T)(x[g] - p);
             const uint32_t code = Gfc<T>::code(r);
-            const uint32_t nb = Gfc<T>::bytes(code);
-            const T mag = (code & 8u) ? (T)(0 - r) : r;
-            prev = x[g];
-            /* code byte l / 2: lane l's code low, lane l + 1's high */
-            const uint32_t odd = __shfl_down_sync(FZ_FULL_MASK, code, 1);
-            if ((lane & 1) == 0)
-                st.codes[GFC_CODE_BYTES * (s & 31) + lane / 2] =
-                    (uint8_t)(code | odd << 4);
-            if ((s & 31) == 31 || s == subs - 1) { /* warp-uniform */
-                __syncwarp();
-                if (lane <= (s & 31)) {
-                    const unsigned long long *c =
-                        reinterpret_cast<const unsigned long long *>(
-                            st.codes + GFC_CODE_BYTES * lane);
-                    unsigned long long *o =
-                        reinterpret_cast<unsigned long long *>(
-                            out + GFC_CODE_BYTES * ((s & ~31u) + lane));
-                    o[0] = c[0];
-                    o[1] = c[1];
-                }
-                __syncwarp(); /* read before the next subchunk's codes */
+            mag[g] = (code & 8u) ? (T)(0 - r) : r;
+            codes |= code << (8 * g);
+            counts |= Gfc<T>::bytes(code) << (8 * g);
+            if (g + 1 < kAhead)
+                p = __shfl_sync(FZ_FULL_MASK, x[g], pl);
+        }
+        prev = x[kAhead - 1];
+        /* code byte l / 2 of each subchunk: lane l's code low, lane
+         * l + 1's high */
+        const uint32_t pairs = codes | __shfl_down_sync(FZ_FULL_MASK, codes, 1)
+                                           << 4;
+        if ((lane & 1) == 0) {
+#pragma unroll
+            for (uint32_t g = 0; g < kAhead; g++)
+                st.codes[GFC_CODE_BYTES * ((s0 + g) & 31) + lane / 2] =
+                    (uint8_t)byte_field(pairs, g);
+        }
+        const uint32_t s_end = s0 + kAhead < subs ? s0 + kAhead : subs;
+        if ((s_end & 31) == 0 || s_end == subs) { /* warp-uniform */
+            const uint32_t last = s_end - 1;
+            __syncwarp();
+            if (lane <= (last & 31)) {
+                const unsigned long long *c =
+                    reinterpret_cast<const unsigned long long *>(
+                        st.codes + GFC_CODE_BYTES * lane);
+                unsigned long long *o = reinterpret_cast<unsigned long long *>(
+                    out + GFC_CODE_BYTES * ((last & ~31u) + lane));
+                o[0] = c[0];
+                o[1] = c[1];
             }
-            uint32_t sub_total;
-            const uint32_t pos = fill + warp_exclusive(nb, &sub_total);
-            if (nb)
-                ring_or(st.ring, pos, mag);
-            fill += sub_total;
-            if (fill - flushed >= kHalf) { /* warp-uniform */
-                __syncwarp();
-                ring_flush(ring64, resid, flushed / 8, (flushed + kHalf) / 8);
-                __syncwarp();
-                flushed += kHalf;
-            }
+            __syncwarp(); /* read before the next group's codes */
+        }
+        /* residual bytes: subchunk by subchunk, lane by lane */
+        const uint32_t excl = warp_exclusive_bytes(counts);
+        const uint32_t excl31 = __shfl_sync(FZ_FULL_MASK, excl, 31);
+        const uint32_t counts31 = __shfl_sync(FZ_FULL_MASK, counts, 31);
+        /* subchunk totals (<= 256) in 16-bit fields: fields 0, 2 | 1, 3 */
+        const uint32_t even = (excl31 & 0x00ff00ffu) + (counts31 & 0x00ff00ffu);
+        const uint32_t odd =
+            (excl31 >> 8 & 0x00ff00ffu) + (counts31 >> 8 & 0x00ff00ffu);
+        const uint32_t total[kAhead] = {even & 0xffffu, odd & 0xffffu,
+                                        even >> 16, odd >> 16};
+#pragma unroll
+        for (uint32_t g = 0; g < kAhead; g++) {
+            /* no bytes: mag is 0 and ring_or stores nothing */
+            ring_or(st.ring, fill + byte_field(excl, g), mag[g]);
+            fill += total[g];
+        }
+        if (fill - flushed >= kHalf) { /* warp-uniform */
+            __syncwarp();
+            ring_flush(ring64, resid, flushed / 8, (flushed + kHalf) / 8);
+            __syncwarp();
+            flushed += kHalf;
         }
     }
     /* the rest, zero-padded to a multiple of 8 bytes: ring bytes past
