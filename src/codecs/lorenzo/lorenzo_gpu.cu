@@ -30,7 +30,7 @@
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 1024;
 constexpr int kWarps = kThreads / 32;
 /* Alphabets up to this size keep their histogram in shared memory. */
 constexpr uint32_t kSharedHist = 4096;
