@@ -14,10 +14,15 @@
  *      index order by block scans, then the Huffman sub-blocks (one thread
  *      each, byte-aligned so no bytes are shared) or the runs, or the
  *      verbatim input.
- * Decompression is one kernel, one block per chunk: lists checked, codes
- * decoded (one thread per sub-block; RLE runs parsed by one thread and
- * expanded in parallel), residuals, tile prefix sums along x, y, z,
- * values, exceptions and the checksum. Rules: lorenzo_xform.h and
+ * Decompression: a head kernel, one block per chunk, checks the stream
+ * and the chunk head, copies verbatim chunks and parses the code table
+ * (or the RLE runs, one thread); then grid kernels over (chunk, tile):
+ * Huffman sub-blocks (one thread each, an LZ_LUT_BITS table in shared
+ * memory), run expansion, residuals, outliers, the x, y, z tile prefix
+ * sums over the whole array, values and exceptions (with the checksum
+ * terms summed per chunk), and a per-chunk check at the end. Chunks of a
+ * 3-D field are whole slabs of 8 planes (often only tens of chunks), so
+ * one block per chunk would leave most SMs idle. Rules: lorenzo_xform.h and
  * docs/FORMAT.md section 12. */
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
@@ -43,6 +48,20 @@ struct ChunkPlan {
     uint32_t flow, size, nout, nexc, runs, lo, hi, pad;
 };
 
+enum : uint32_t { kDecodeOk = 0, kDecodeDone = 1, kDecodeFailed = 2 };
+
+/* What the head kernel parsed for a chunk, read by the grid kernels. A
+ * chunk whose head kernel did not reach the end stays kDecodeFailed
+ * (verbatim chunks are kDecodeDone), and every later kernel skips it. */
+struct ChunkDecode {
+    lz_huff_table t;
+    unsigned long long lists_at; /* outlier list, bytes into a.src */
+    unsigned long long data_at;  /* Huffman sub-blocks, bytes into a.src */
+    unsigned long long ebx2_bits;
+    uint32_t state, flow, nout, nexc, runs, want;
+    uint32_t hash, zeros, bad, check;
+};
+
 /* Per-call work arrays after the generic temp region (see work_layout). */
 struct Work {
     int32_t *q;      /* compress: prequantized values; decode: residuals */
@@ -53,6 +72,7 @@ struct Work {
     uint8_t *book;   /* per-chunk code book and lz_huff_lengths scratch */
     uint32_t *sub_bits, *sub_off; /* per sub-block bits, byte offsets */
     ChunkPlan *plan;
+    ChunkDecode *dec; /* decode: per-chunk state */
     unsigned long long *sizes, *offs;
     void *cub;
     size_t cub_bytes;
@@ -103,6 +123,7 @@ uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
     w->sub_bits = (uint32_t *)take(4 * C * w->subs_per_chunk);
     w->sub_off = (uint32_t *)take(4 * C * w->subs_per_chunk);
     w->plan = (ChunkPlan *)take(sizeof(ChunkPlan) * C);
+    w->dec = (ChunkDecode *)take(sizeof(ChunkDecode) * C);
     w->sizes = (unsigned long long *)take(8 * C);
     w->offs = (unsigned long long *)take(8 * C);
     w->cub_bytes = scan_temp_bytes(C);
@@ -160,18 +181,6 @@ __device__ uint32_t block_sum(uint32_t x, uint32_t *sm) {
     for (int k = 0; k < kWarps; k++)
         t += sm[k];
     return t;
-}
-
-/* Block-wide OR of a flag, the same value returned to every thread. */
-__device__ bool block_any(bool x, int *flag) {
-    __syncthreads();
-    if (threadIdx.x == 0)
-        *flag = 0;
-    __syncthreads();
-    if (x)
-        *flag = 1;
-    __syncthreads();
-    return *flag != 0;
 }
 
 /* Indices i < n with pred(i), in increasing order: emit(i, rank). */
@@ -569,74 +578,21 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /* ----------------------------------------------------- decompression */
+/* Values (or list entries) per tile of the grid kernels: one Huffman
+ * sub-block. */
+constexpr uint32_t kTile = LZ_SUB_SYMBOLS;
+constexpr int kTileThreads = 256;
+/* Huffman decoding: one thread per sub-block, blocks of kSubThreads. */
+constexpr int kSubThreads = 64;
+constexpr uint32_t kLutSize = 1u << LZ_LUT_BITS;
+
 struct __align__(16) DecodeShared {
-    lz_huff_table t;
     fz_header hdr;
     uint32_t sums[kWarps];
-    uint32_t want, runs, nout, nexc, flow;
-    int ok, flag;
+    uint32_t want, nout, nexc, flow;
+    int ok;
     unsigned long long lists;
 };
-
-/* Partial sums along one axis, restarting at tile borders: `segs`
- * segments; segment k starts at start(k) and has len(k) values `stride`
- * apart (wrapping arithmetic, as on the CPU). */
-template <typename Seg>
-__device__ void prefix_pass(int32_t *v, uint32_t segs, uint32_t stride,
-                            Seg seg) {
-    for (uint32_t k = threadIdx.x; k < segs; k += kThreads) {
-        uint32_t start, len;
-        seg(k, &start, &len);
-        uint32_t acc = (uint32_t)v[start];
-        for (uint32_t j = 1; j < len; j++) {
-            const uint64_t i = start + (uint64_t)j * stride;
-            acc += (uint32_t)v[i];
-            v[i] = (int32_t)acc;
-        }
-    }
-    __syncthreads();
-}
-
-/* The inverse of the Lorenzo differences, in place over the chunk. */
-__device__ void partial_sums(int32_t *v, uint32_t n, const lz_geom &g) {
-    if (g.pd == 1) {
-        const uint32_t segs = (n + LZ_TILE1 - 1) / LZ_TILE1;
-        prefix_pass(v, segs, 1, [&](uint32_t k, uint32_t *st, uint32_t *len) {
-            *st = k * LZ_TILE1;
-            *len = n - *st < LZ_TILE1 ? n - *st : LZ_TILE1;
-        });
-        return;
-    }
-    const uint32_t X = (uint32_t)g.X, rows = n / X;
-    const uint32_t xsegs = (X + g.tx - 1) / g.tx;
-    prefix_pass(v, rows * xsegs, 1,
-                [&](uint32_t k, uint32_t *st, uint32_t *len) {
-                    const uint32_t r = k / xsegs, x0 = (k % xsegs) * g.tx;
-                    *st = r * X + x0;
-                    *len = X - x0 < g.tx ? X - x0 : g.tx;
-                });
-    /* y: within each plane of Y rows (pd 2: the chunk is one plane) */
-    const uint32_t Y = g.pd == 2 ? rows : (uint32_t)g.Y;
-    const uint32_t planes = rows / Y;
-    const uint32_t ysegs = (Y + g.ty - 1) / g.ty;
-    prefix_pass(v, planes * ysegs * X, X,
-                [&](uint32_t k, uint32_t *st, uint32_t *len) {
-                    const uint32_t x = k % X, rest = k / X;
-                    const uint32_t y0 = (rest % ysegs) * g.ty, z = rest / ysegs;
-                    *st = (z * Y + y0) * X + x;
-                    *len = Y - y0 < g.ty ? Y - y0 : g.ty;
-                });
-    if (g.pd < 3)
-        return;
-    const uint32_t plane = X * Y;
-    const uint32_t zsegs = (planes + g.tz - 1) / g.tz;
-    prefix_pass(v, zsegs * plane, plane,
-                [&](uint32_t k, uint32_t *st, uint32_t *len) {
-                    const uint32_t xy = k % plane, z0 = (k / plane) * g.tz;
-                    *st = z0 * plane + xy;
-                    *len = planes - z0 < g.tz ? planes - z0 : g.tz;
-                });
-}
 
 /* Parses the RLE stream (one thread): run starts into aux, symbols into
  * syms; false when malformed (the CPU's rules). */
@@ -737,29 +693,18 @@ __device__ bool parse_huffman(const uint8_t *p, uint64_t size, uint32_t n,
     return left == 0;
 }
 
-/* Decodes one sub-block: exactly `bits` bits, zero padding. */
-__device__ bool decode_sub(const lz_huff_table *t, const uint32_t *syms,
-                           const uint8_t *p, uint32_t bits, uint16_t *codes,
-                           uint32_t count) {
-    uint64_t pos = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        const int32_t s = lz_huff_next(t, syms, p, bits, &pos);
-        if (s < 0)
-            return false;
-        codes[i] = (uint16_t)s;
-    }
-    const uint32_t bytes = (bits + 7) / 8;
-    return pos == bits && !(bits & 7 && p[bytes - 1] & (0xFFu >> (bits & 7)));
-}
-
+/* Per chunk (one block): stream and chunk head checks, verbatim chunks,
+ * the code table or the runs; the rest is left to the grid kernels. */
 template <int ES>
 __global__ void __launch_bounds__(kThreads)
-    decode_kernel(const fz_gpu_args a, const Work w) {
+    decode_head_kernel(const fz_gpu_args a, const Work w) {
     typedef Val<ES> V;
     typedef typename V::U U;
     __shared__ DecodeShared sh;
     const uint64_t c = blockIdx.x;
+    ChunkDecode &cd = w.dec[c];
     if (threadIdx.x == 0) {
+        cd.state = kDecodeFailed; /* until the end of this kernel */
         const int st = fz_gpu_check_stream(a, &sh.hdr);
         if (st != FZS_OK)
             fz_gpu_fail(a.scratch, st);
@@ -770,7 +715,7 @@ __global__ void __launch_bounds__(kThreads)
         return;
     const fz_header &h = sh.hdr;
     const ChunkSpan sp = chunk_span(h, c, ES);
-    const uint32_t n = sp.n, R = h.codec_params[0], S = w.nsym;
+    const uint32_t n = sp.n, S = w.nsym;
     const uint64_t off = a.offsets[c], size = a.offsets[c + 1] - off;
     const uint8_t *in = a.src + a.payload_off + off;
     U *out = reinterpret_cast<U *>(a.dst) + sp.first;
@@ -783,8 +728,8 @@ __global__ void __launch_bounds__(kThreads)
         return;
     }
     __syncthreads();
-    uint32_t hash = 0;
     if (size == sp.raw) { /* verbatim */
+        uint32_t hash = 0;
         for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
             U b = 0;
             for (int k = ES - 1; k >= 0; k--)
@@ -793,12 +738,13 @@ __global__ void __launch_bounds__(kThreads)
             hash += V::hash(b, i);
         }
         hash = block_sum(hash, sh.sums);
-        if (threadIdx.x == 0 && check &&
-            fz_hash_final(hash, sp.raw / 4) != sh.want)
-            fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
+        if (threadIdx.x == 0) {
+            if (check && fz_hash_final(hash, sp.raw / 4) != sh.want)
+                fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
+            cd.state = kDecodeDone;
+        }
         return;
     }
-    const double ebx2 = lz_ebx2(double_of(h.bound_eff_bits));
     if (threadIdx.x == 0) {
         bool ok = size >= LZ_CHUNK_HEAD && in[0] <= LZ_FLOW_RLE && !in[1] &&
                   !in[2] && !in[3] && double_of(h.bound_eff_bits) != 0.0;
@@ -811,142 +757,417 @@ __global__ void __launch_bounds__(kThreads)
             ok = sh.nout <= n && sh.nexc <= n &&
                  size - LZ_CHUNK_HEAD >= sh.lists;
         }
-        sh.ok = ok;
-    }
-    __syncthreads();
-    const bool head_ok = sh.ok;
-    if (!head_ok) {
-        if (threadIdx.x == 0)
+        if (ok) { /* the code stream */
+            const uint8_t *payload = in + LZ_CHUNK_HEAD + sh.lists;
+            const uint64_t plen = size - LZ_CHUNK_HEAD - sh.lists;
+            uint64_t d = 0;
+            uint32_t runs = 0;
+            ok = sh.flow == LZ_FLOW_RLE
+                     ? parse_rle(payload, payload + plen, n, S,
+                                 w.aux + sp.first, w.q + sp.first, &runs)
+                     : parse_huffman(payload, plen, n, S, book_of(w, c), &cd.t,
+                                     w.sub_bits + c * w.subs_per_chunk,
+                                     w.sub_off + c * w.subs_per_chunk, &d);
+            const uint64_t lists_at = a.payload_off + off + LZ_CHUNK_HEAD;
+            cd.lists_at = lists_at;
+            cd.data_at = lists_at + sh.lists + d;
+            cd.ebx2_bits = 0;
+            const double ebx2 = lz_ebx2(double_of(h.bound_eff_bits));
+            memcpy(&cd.ebx2_bits, &ebx2, sizeof ebx2);
+            cd.flow = sh.flow;
+            cd.nout = sh.nout;
+            cd.nexc = sh.nexc;
+            cd.runs = runs;
+            cd.want = check ? sh.want : 0;
+            cd.hash = cd.zeros = cd.bad = 0;
+            cd.check = check ? 1u : 0u;
+        }
+        if (ok)
+            cd.state = kDecodeOk;
+        else
             fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
-        return;
     }
-    const uint32_t nout = sh.nout, nexc = sh.nexc;
-    const uint8_t *outl = in + LZ_CHUNK_HEAD;
-    const uint8_t *excl = outl + (uint64_t)nout * LZ_OUTLIER_BYTES;
-    const uint8_t *payload = in + LZ_CHUNK_HEAD + sh.lists;
-    const uint64_t plen = size - LZ_CHUNK_HEAD - sh.lists;
+}
 
-    /* lists: indices strictly increasing and in range */
+/* The chunk of a grid block (blockIdx.x) and whether it is being
+ * decoded. Only the state, which no grid kernel changes, decides: the
+ * answer is the same for every thread of a block (the bad flag may flip
+ * under a running kernel). A chunk found bad is still carried through, on
+ * checked indices only, and reported by decode_finish_kernel. */
+__device__ bool chunk_live(const Work &w, ChunkDecode **cd) {
+    *cd = &w.dec[blockIdx.x];
+    return (*cd)->state == kDecodeOk;
+}
+
+__device__ void mark_bad(ChunkDecode *cd) {
+    atomicExch(&cd->bad, 1u);
+}
+
+/* Block-wide sum for the tile kernels, valid in thread 0. */
+__device__ uint32_t tile_sum(uint32_t x, uint32_t *sm) {
+    x = __reduce_add_sync(FZ_FULL_MASK, x);
+    if ((threadIdx.x & 31) == 0)
+        sm[threadIdx.x >> 5] = x;
+    __syncthreads();
+    uint32_t t = 0;
+    if (threadIdx.x == 0)
+        for (int k = 0; k < kTileThreads / 32; k++)
+            t += sm[k];
+    return t;
+}
+
+/* LUT entry: symbol << 8 | length, 0 when the first LZ_LUT_BITS bits
+ * decide no code of at most LZ_LUT_BITS bits (then lz_huff_next). */
+__device__ uint32_t lut_entry(const lz_huff_table &t, const uint32_t *syms,
+                              uint32_t e) {
+    for (uint32_t l = t.minlen; l <= LZ_LUT_BITS; l++) {
+        const uint32_t code = e >> (LZ_LUT_BITS - l);
+        if (code - t.first[l] < t.count[l])
+            return syms[t.base[l] + code - t.first[l]] << 8 | l;
+    }
+    return 0;
+}
+
+/* Decodes one sub-block: exactly `bits` bits, zero padding. A LUT hit of
+ * length l is the very code lz_huff_next finds (it tries the lengths
+ * upward too), so both paths accept and reject the same bits. */
+__device__ bool decode_sub(const lz_huff_table *t, const uint32_t *lut,
+                           const uint32_t *syms, const uint8_t *p,
+                           uint32_t bits, uint16_t *codes, uint32_t count) {
+    const uint32_t bytes = (bits + 7) / 8;
+    uint64_t pos = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint32_t e =
+            lut[lz_peek(p, bytes, pos) >> (LZ_HUFF_MAXLEN - LZ_LUT_BITS)];
+        if (e & 0xFF) {
+            if (pos + (e & 0xFF) > bits)
+                return false;
+            pos += e & 0xFF;
+            codes[i] = (uint16_t)(e >> 8);
+        } else {
+            const int32_t s = lz_huff_next(t, syms, p, bits, &pos);
+            if (s < 0)
+                return false;
+            codes[i] = (uint16_t)s;
+        }
+    }
+    return pos == bits && !(bits & 7 && p[bytes - 1] & (0xFFu >> (bits & 7)));
+}
+
+/* Huffman sub-blocks: grid (chunks, sub-block groups), a thread each. */
+__global__ void __launch_bounds__(kSubThreads)
+    decode_huffman_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ lz_huff_table t;
+    __shared__ uint32_t lut[kLutSize];
+    ChunkDecode *cd;
+    if (!chunk_live(w, &cd) || cd->flow != LZ_FLOW_HUFFMAN)
+        return;
+    const uint64_t c = blockIdx.x;
+    const ChunkSpan sp = chunk_span(a.expect, c, fz_dtype_size(a.expect.dtype));
+    const uint32_t n = sp.n, nsub = (uint32_t)lz_sub_count(n);
+    const uint32_t b = blockIdx.y * kSubThreads + threadIdx.x;
+    if (blockIdx.y * kSubThreads >= nsub)
+        return; /* the whole block: no sub-block */
+    if (threadIdx.x == 0)
+        t = cd->t;
+    __syncthreads();
+    const uint32_t *syms = book_of(w, c).code;
+    for (uint32_t e = threadIdx.x; e < kLutSize; e += kSubThreads)
+        lut[e] = lut_entry(t, syms, e);
+    __syncthreads();
+    if (b >= nsub)
+        return;
+    const uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
+    const uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
+    const uint32_t from = b * LZ_SUB_SYMBOLS;
+    const uint32_t count =
+        n - from < LZ_SUB_SYMBOLS ? n - from : LZ_SUB_SYMBOLS;
+    if (!decode_sub(&t, lut, syms, a.src + cd->data_at + sub_off[b],
+                    sub_bits[b], w.codes + sp.first + from, count))
+        mark_bad(cd);
+}
+
+/* Grid (chunks, tiles) of kTileThreads: the tile's values [lo, hi). */
+struct TileSpan {
+    ChunkSpan sp;
+    uint32_t lo, hi;
+};
+
+__device__ bool tile_of(const fz_gpu_args &a, uint32_t items, TileSpan *ts) {
+    ts->sp = chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype));
+    ts->lo = blockIdx.y * kTile;
+    ts->hi = items - ts->lo < kTile ? items : ts->lo + kTile;
+    return ts->lo < items;
+}
+
+/* Values of the grid block's chunk. */
+__device__ uint32_t chunk_n(const fz_gpu_args &a) {
+    return chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype)).n;
+}
+
+/* RLE: each value's code from the last run starting at or before it. */
+__global__ void __launch_bounds__(kTileThreads)
+    decode_runs_kernel(const fz_gpu_args a, const Work w) {
+    ChunkDecode *cd;
+    if (!chunk_live(w, &cd) || cd->flow != LZ_FLOW_RLE)
+        return;
+    TileSpan ts;
+    if (!tile_of(a, chunk_n(a), &ts))
+        return;
+    const uint32_t *aux = w.aux + ts.sp.first;
+    const int32_t *syms = w.q + ts.sp.first;
+    uint16_t *codes = w.codes + ts.sp.first;
+    const uint32_t runs = cd->runs; /* >= 1: the runs cover n >= 1 */
+    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
+        uint32_t lo = 0, hi = runs - 1;
+        while (lo < hi) {
+            const uint32_t mid = (lo + hi + 1) / 2;
+            if (aux[mid] <= i)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        codes[i] = (uint16_t)syms[lo];
+    }
+}
+
+/* Residuals code - R (the RLE symbols in q are read above, done), and
+ * the zero codes counted. */
+__global__ void __launch_bounds__(kTileThreads)
+    decode_residual_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ uint32_t sums[kTileThreads / 32];
+    ChunkDecode *cd;
+    if (!chunk_live(w, &cd))
+        return;
+    TileSpan ts;
+    if (!tile_of(a, chunk_n(a), &ts))
+        return;
+    const int32_t R = (int32_t)a.expect.codec_params[0];
+    const uint16_t *codes = w.codes + ts.sp.first;
+    int32_t *v = w.q + ts.sp.first;
+    uint32_t zeros = 0;
+    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
+        zeros += codes[i] == 0;
+        v[i] = (int32_t)codes[i] - R;
+    }
+    zeros = tile_sum(zeros, sums);
+    if (threadIdx.x == 0 && zeros)
+        atomicAdd(&cd->zeros, zeros);
+}
+
+/* Outliers: indices strictly increasing, in range, on zero codes, deltas
+ * outside the radius; the residual replaced. */
+__global__ void __launch_bounds__(kTileThreads)
+    decode_outlier_kernel(const fz_gpu_args a, const Work w) {
+    ChunkDecode *cd;
+    if (!chunk_live(w, &cd))
+        return;
+    TileSpan ts;
+    if (!tile_of(a, cd->nout, &ts))
+        return;
+    const uint32_t n = ts.sp.n, R = a.expect.codec_params[0];
+    const uint8_t *outl = a.src + cd->lists_at;
+    const uint16_t *codes = w.codes + ts.sp.first;
+    int32_t *v = w.q + ts.sp.first;
     bool bad = false;
-    for (uint32_t k = threadIdx.x; k < nout; k += kThreads) {
+    for (uint32_t k = ts.lo + threadIdx.x; k < ts.hi; k += kTileThreads) {
         const uint32_t idx = fz_load32(outl + 8ull * k);
         const int32_t delta = (int32_t)fz_load32(outl + 8ull * k + 4);
-        bad |= idx >= n || lz_code_of(delta, R) != 0 ||
-               (k > 0 && idx <= fz_load32(outl + 8ull * (k - 1)));
+        const bool ok = idx < n && lz_code_of(delta, R) == 0 &&
+                        (k == 0 || idx > fz_load32(outl + 8ull * (k - 1)));
+        if (ok && codes[idx] == 0)
+            v[idx] = delta;
+        else
+            bad = true;
     }
-    for (uint32_t k = threadIdx.x; k < nexc; k += kThreads) {
-        const uint32_t idx = fz_load32(excl + (4ull + ES) * k);
-        bad |= idx >= n ||
-               (k > 0 && idx <= fz_load32(excl + (4ull + ES) * (k - 1)));
-    }
-    if (block_any(bad, &sh.flag)) {
-        if (threadIdx.x == 0)
-            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
-        return;
-    }
+    if (bad)
+        mark_bad(cd);
+}
 
-    /* the code stream */
-    uint16_t *codes = w.codes + sp.first;
-    int32_t *v = w.q + sp.first;
-    uint32_t *aux = w.aux + sp.first;
-    const Book bk = book_of(w, c);
-    uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
-    uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
-    __shared__ unsigned long long data_at;
-    if (threadIdx.x == 0) {
-        uint64_t d = 0;
-        uint32_t runs = 0;
-        sh.ok = sh.flow == LZ_FLOW_RLE
-                    ? parse_rle(payload, payload + plen, n, S, aux, v, &runs)
-                    : parse_huffman(payload, plen, n, S, bk, &sh.t, sub_bits,
-                                    sub_off, &d);
-        sh.runs = runs;
-        data_at = d;
-    }
-    __syncthreads();
-    if (!sh.ok) {
-        if (threadIdx.x == 0)
-            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+/* Partial sums along one axis over the whole array, restarting at tile
+ * borders (chunks are whole slabs, so no segment crosses a chunk): `segs`
+ * segments, segment k has len(k) values `stride` apart from start(k)
+ * (wrapping arithmetic, as on the CPU). Chunks not being decoded are
+ * skipped. */
+template <typename Seg>
+__global__ void __launch_bounds__(kTileThreads)
+    prefix_kernel(const Work w, uint64_t chunk_values, uint64_t segs,
+                  uint64_t stride, Seg seg) {
+    const uint64_t k = (uint64_t)blockIdx.x * kTileThreads + threadIdx.x;
+    if (k >= segs)
         return;
-    }
-    if (sh.flow == LZ_FLOW_RLE) {
-        const uint32_t runs = sh.runs;
-        for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
-            uint32_t lo = 0, hi = runs - 1; /* last run starting <= i */
-            while (lo < hi) {
-                const uint32_t mid = (lo + hi + 1) / 2;
-                if (aux[mid] <= i)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            codes[i] = (uint16_t)v[lo];
-        }
-    } else {
-        const uint32_t nsub = (uint32_t)lz_sub_count(n);
-        const uint8_t *data = payload + data_at;
-        for (uint32_t b = threadIdx.x; b < nsub; b += kThreads) {
-            const uint32_t from = b * LZ_SUB_SYMBOLS;
-            const uint32_t count =
-                n - from < LZ_SUB_SYMBOLS ? n - from : LZ_SUB_SYMBOLS;
-            bad |= !decode_sub(&sh.t, bk.code, data + sub_off[b], sub_bits[b],
-                               codes + from, count);
-        }
-    }
-    if (block_any(bad, &sh.flag)) {
-        if (threadIdx.x == 0)
-            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+    uint64_t start;
+    uint32_t len;
+    seg(k, &start, &len);
+    if (w.dec[start / chunk_values].state != kDecodeOk)
         return;
+    int32_t *v = w.q;
+    uint32_t acc = (uint32_t)v[start];
+    for (uint32_t j = 1; j < len; j++) {
+        const uint64_t i = start + j * stride;
+        acc += (uint32_t)v[i];
+        v[i] = (int32_t)acc;
     }
+}
 
-    /* residuals: code - R, outliers where the code is 0 (exactly there) */
-    uint32_t zeros = 0;
-    for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
-        zeros += codes[i] == 0;
-        v[i] = (int32_t)codes[i] - (int32_t)R;
+struct SegX { /* rows of X values, tiles of tx */
+    uint64_t X, xsegs;
+    uint32_t tx;
+    __device__ void operator()(uint64_t k, uint64_t *st, uint32_t *len) const {
+        const uint64_t r = k / xsegs, x0 = (k % xsegs) * tx;
+        *st = r * X + x0;
+        *len = (uint32_t)(X - x0 < tx ? X - x0 : tx);
     }
-    zeros = block_sum(zeros, sh.sums); /* also orders the writes above */
-    bad = zeros != nout;
-    for (uint32_t k = threadIdx.x; k < nout; k += kThreads) {
-        const uint32_t idx = fz_load32(outl + 8ull * k);
-        bad |= codes[idx] != 0;
-        v[idx] = (int32_t)fz_load32(outl + 8ull * k + 4);
+};
+
+struct SegY { /* planes of Y rows, tiles of ty rows */
+    uint64_t X, Y, ysegs;
+    uint32_t ty;
+    __device__ void operator()(uint64_t k, uint64_t *st, uint32_t *len) const {
+        const uint64_t x = k % X, rest = k / X;
+        const uint64_t y0 = (rest % ysegs) * ty, z = rest / ysegs;
+        *st = (z * Y + y0) * X + x;
+        *len = (uint32_t)(Y - y0 < ty ? Y - y0 : ty);
     }
-    if (block_any(bad, &sh.flag)) {
-        if (threadIdx.x == 0)
-            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
-        return;
+};
+
+struct SegZ { /* planes of X Y values, tiles of tz planes */
+    uint64_t plane, planes;
+    uint32_t tz;
+    __device__ void operator()(uint64_t k, uint64_t *st, uint32_t *len) const {
+        const uint64_t xy = k % plane, z0 = (k / plane) * tz;
+        *st = z0 * plane + xy;
+        *len = (uint32_t)(planes - z0 < tz ? planes - z0 : tz);
     }
+};
+
+template <typename Seg>
+cudaError_t launch_prefix(const Work &w, uint64_t chunk_values, uint64_t segs,
+                          uint64_t stride, Seg seg, cudaStream_t stream) {
+    if (segs == 0)
+        return cudaSuccess;
+    const uint64_t blocks = (segs + kTileThreads - 1) / kTileThreads;
+    prefix_kernel<<<(unsigned)blocks, kTileThreads, 0, stream>>>(
+        w, chunk_values, segs, stride, seg);
+    return cudaGetLastError();
+}
+
+/* The inverse of the Lorenzo differences, in place over the array: the
+ * per-chunk passes of the CPU, chunk borders being tile borders. */
+cudaError_t partial_sums(const fz_header &h, const Work &w,
+                         cudaStream_t stream) {
+    const uint32_t es = fz_dtype_size(h.dtype);
+    const uint64_t n = h.original_bytes / es, cv = h.chunk_bytes / es;
     const lz_geom g = lz_geometry(&h);
-    partial_sums(v, n, g);
+    if (g.pd == 1) {
+        SegX sx = {n, (n + LZ_TILE1 - 1) / LZ_TILE1, LZ_TILE1};
+        return launch_prefix(w, cv, sx.xsegs, 1, sx, stream);
+    }
+    const uint64_t X = g.X, rows = n / X;
+    SegX sx = {X, (X + g.tx - 1) / g.tx, g.tx};
+    cudaError_t err = launch_prefix(w, cv, rows * sx.xsegs, 1, sx, stream);
+    const uint64_t Y = g.pd == 2 ? rows : g.Y;
+    const uint64_t planes = rows / Y;
+    SegY sy = {X, Y, (Y + g.ty - 1) / g.ty, g.ty};
+    if (err == cudaSuccess)
+        err = launch_prefix(w, cv, planes * sy.ysegs * X, X, sy, stream);
+    if (err != cudaSuccess || g.pd < 3)
+        return err;
+    SegZ sz = {X * Y, planes, g.tz};
+    return launch_prefix(w, cv, (planes + g.tz - 1) / g.tz * sz.plane, sz.plane,
+                         sz, stream);
+}
 
-    /* values, then the exact ones over them */
-    for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
+/* Values from the prefix sums, their checksum terms summed per chunk. */
+template <int ES>
+__global__ void __launch_bounds__(kTileThreads)
+    decode_values_kernel(const fz_gpu_args a, const Work w) {
+    typedef Val<ES> V;
+    typedef typename V::U U;
+    __shared__ uint32_t sums[kTileThreads / 32];
+    ChunkDecode *cd;
+    if (!chunk_live(w, &cd))
+        return;
+    TileSpan ts;
+    if (!tile_of(a, chunk_span(a.expect, blockIdx.x, ES).n, &ts))
+        return;
+    const double ebx2 = double_of(cd->ebx2_bits);
+    const int32_t *v = w.q + ts.sp.first;
+    U *out = reinterpret_cast<U *>(a.dst) + ts.sp.first;
+    uint32_t hash = 0;
+    bool bad = false;
+    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
         const int32_t qv = v[i];
         bad |= !(qv < (int32_t)LZ_Q_LIMIT && qv > -(int32_t)LZ_Q_LIMIT);
         const U r = V::recon(qv, ebx2);
         out[i] = r;
         hash += V::hash(r, i);
     }
-    __syncthreads();
+    if (bad)
+        mark_bad(cd);
+    hash = tile_sum(hash, sums);
+    if (threadIdx.x == 0)
+        atomicAdd(&cd->hash, hash);
+}
+
+/* Exceptions: indices strictly increasing, in range, on zero values; the
+ * exact bytes over the reconstruction, the checksum term swapped. */
+template <int ES>
+__global__ void __launch_bounds__(kTileThreads)
+    decode_exception_kernel(const fz_gpu_args a, const Work w) {
+    typedef Val<ES> V;
+    typedef typename V::U U;
+    __shared__ uint32_t sums[kTileThreads / 32];
+    ChunkDecode *cd;
+    if (!chunk_live(w, &cd))
+        return;
+    TileSpan ts;
+    if (!tile_of(a, cd->nexc, &ts))
+        return;
+    const uint32_t n = ts.sp.n;
+    const double ebx2 = double_of(cd->ebx2_bits);
     const U zero = V::recon(0, ebx2);
-    for (uint32_t k = threadIdx.x; k < nexc; k += kThreads) {
+    const uint8_t *excl =
+        a.src + cd->lists_at + (uint64_t)cd->nout * LZ_OUTLIER_BYTES;
+    const int32_t *v = w.q + ts.sp.first;
+    U *out = reinterpret_cast<U *>(a.dst) + ts.sp.first;
+    uint32_t hash = 0;
+    bool bad = false;
+    for (uint32_t k = ts.lo + threadIdx.x; k < ts.hi; k += kTileThreads) {
         const uint8_t *e = excl + (4ull + ES) * k;
         const uint32_t idx = fz_load32(e);
+        if (idx >= n || (k > 0 && idx <= fz_load32(e - (4 + ES))) ||
+            v[idx] != 0) {
+            bad = true;
+            continue;
+        }
         U b = 0;
         for (int j = ES - 1; j >= 0; j--)
             b = (b << 8) | e[4 + j];
-        bad |= v[idx] != 0;
         out[idx] = b;
         hash += V::hash(b, idx) - V::hash(zero, idx);
     }
-    hash = block_sum(hash, sh.sums);
-    if (block_any(bad, &sh.flag)) {
-        if (threadIdx.x == 0)
-            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+    if (bad)
+        mark_bad(cd);
+    hash = tile_sum(hash, sums);
+    if (threadIdx.x == 0)
+        atomicAdd(&cd->hash, hash);
+}
+
+/* Per chunk: the outliers were exactly the zero codes, no check failed,
+ * the checksum. */
+__global__ void decode_finish_kernel(const fz_gpu_args a, const Work w) {
+    const uint64_t c = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= a.expect.chunk_count)
         return;
-    }
-    if (threadIdx.x == 0 && check && fz_hash_final(hash, sp.raw / 4) != sh.want)
+    const ChunkDecode &cd = w.dec[c];
+    if (cd.state != kDecodeOk)
+        return; /* verbatim and failed chunks are reported already */
+    const uint64_t raw =
+        chunk_span(a.expect, c, fz_dtype_size(a.expect.dtype)).raw;
+    if (cd.bad || cd.zeros != cd.nout)
+        fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+    else if (cd.check && fz_hash_final(cd.hash, raw / 4) != cd.want)
         fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
 }
 
@@ -1003,10 +1224,37 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
                                       cudaStream_t stream) {
     (void)sm_count;
     const Work w = work_of(a);
-    const unsigned grid = (unsigned)a->expect.chunk_count;
-    if (a->expect.dtype == 1)
-        decode_kernel<4><<<grid, kThreads, 0, stream>>>(*a, w);
+    const fz_header &h = a->expect;
+    const unsigned C = (unsigned)h.chunk_count;
+    const unsigned tiles = (unsigned)w.subs_per_chunk;
+    const dim3 per_tile(C, tiles);
+    const dim3 per_sub(C, (tiles + kSubThreads - 1) / kSubThreads);
+    const bool f32 = h.dtype == 1;
+    if (f32)
+        decode_head_kernel<4><<<C, kThreads, 0, stream>>>(*a, w);
     else
-        decode_kernel<8><<<grid, kThreads, 0, stream>>>(*a, w);
+        decode_head_kernel<8><<<C, kThreads, 0, stream>>>(*a, w);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    decode_huffman_kernel<<<per_sub, kSubThreads, 0, stream>>>(*a, w);
+    decode_runs_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    decode_residual_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    decode_outlier_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = partial_sums(h, w, stream);
+    if (err != cudaSuccess)
+        return err;
+    if (f32) {
+        decode_values_kernel<4><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+        decode_exception_kernel<4>
+            <<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    } else {
+        decode_values_kernel<8><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+        decode_exception_kernel<8>
+            <<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    }
+    decode_finish_kernel<<<(C + 255) / 256, 256, 0, stream>>>(*a, w);
     return cudaGetLastError();
 }
