@@ -3,17 +3,19 @@
  * sequence of kernels on the caller's stream:
  *   1. REL: the value range (CUB), then a 1-thread kernel resolving the
  *      enforced bound into the scratch head;
- *   2. plan (one block per chunk): prequantization, exact bound check,
- *      checksums, Lorenzo residuals, quant codes, histogram, run starts,
- *      code lengths (lz_huff_lengths, one thread per chunk, all chunks in
- *      parallel: the very function the CPU runs, so the lengths agree),
- *      canonical codes, sub-block bit counts, the workflow choice and the
- *      chunk table entry;
- *   3. chunk offsets: a CUB exclusive scan of the sizes;
- *   4. write (one block per chunk): outliers and exceptions compacted in
- *      index order by block scans, then the Huffman sub-blocks (one thread
- *      each, byte-aligned so no bytes are shared) or the runs, or the
- *      verbatim input.
+ *   2. grid kernels over (chunk, tile of LZ_SUB_SYMBOLS values), per-chunk
+ *      results summed by atomics: prequantization, exact bound check and
+ *      checksums; quant codes and the histogram (warp-aggregated);
+ *   3. per chunk, one thread: code lengths (lz_huff_lengths, the very
+ *      function the CPU runs, so the lengths agree) and canonical codes;
+ *   4. grid: sub-block bits and run starts per tile; per chunk: tile
+ *      offsets by block scans; grid: run starts compacted, RLE bytes per
+ *      tile of runs; per chunk: the workflow, size and table entry;
+ *   5. chunk offsets: a CUB exclusive scan of the sizes;
+ *   6. write, grid over (chunk, tile): outliers and exceptions compacted
+ *      at their tile offsets, runs at theirs, each Huffman sub-block packed
+ *      by its block in shared memory (codes at scanned bit offsets), or
+ *      the verbatim input.
  * Decompression: a head kernel, one block per chunk, checks the stream
  * and the chunk head, copies verbatim chunks and parses the code table
  * (or the RLE runs, one thread); then grid kernels over (chunk, tile):
@@ -45,7 +47,13 @@ enum : uint32_t { kHuffman = 0, kRle = 1, kVerbatim = 2 };
 
 /* What the plan kernel decided for a chunk, read by the write kernel. */
 struct ChunkPlan {
-    uint32_t flow, size, nout, nexc, runs, lo, hi, pad;
+    uint32_t flow, size, nout, nexc, runs, lo, hi;
+    uint32_t data; /* bytes of the Huffman sub-blocks */
+};
+
+/* Per-chunk sums of the compression grid kernels (zeroed per call). */
+struct ChunkAcc {
+    uint32_t hash_recon, hash_raw, nexc, pad;
 };
 
 enum : uint32_t { kDecodeOk = 0, kDecodeDone = 1, kDecodeFailed = 2 };
@@ -68,10 +76,14 @@ struct Work {
     uint16_t *codes; /* quant codes */
     uint8_t *exc;    /* compress: exception flags */
     uint32_t *aux;   /* run starts */
-    uint32_t *hist;  /* per-chunk histograms (large alphabets only) */
+    uint32_t *hist;  /* per-chunk histograms */
     uint8_t *book;   /* per-chunk code book and lz_huff_lengths scratch */
     uint32_t *sub_bits, *sub_off; /* per sub-block bits, byte offsets */
     ChunkPlan *plan;
+    ChunkAcc *acc;
+    /* per (chunk, tile) counts, scanned in place into offsets: outliers,
+     * exceptions, run starts (value tiles), RLE bytes (tiles of runs) */
+    uint32_t *tile_out, *tile_exc, *tile_runs, *tile_rle;
     ChunkDecode *dec; /* decode: per-chunk state */
     unsigned long long *sizes, *offs;
     void *cub;
@@ -118,11 +130,16 @@ uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
     w->codes = (uint16_t *)take(2 * n);
     w->exc = (uint8_t *)take(n);
     w->aux = (uint32_t *)take(4 * n);
-    w->hist = (uint32_t *)take(w->nsym > kSharedHist ? 4ull * C * w->nsym : 0);
+    w->hist = (uint32_t *)take(4ull * C * w->nsym);
     w->book = take(C * w->book_stride);
     w->sub_bits = (uint32_t *)take(4 * C * w->subs_per_chunk);
     w->sub_off = (uint32_t *)take(4 * C * w->subs_per_chunk);
     w->plan = (ChunkPlan *)take(sizeof(ChunkPlan) * C);
+    w->acc = (ChunkAcc *)take(sizeof(ChunkAcc) * C);
+    w->tile_out = (uint32_t *)take(4 * C * w->subs_per_chunk);
+    w->tile_exc = (uint32_t *)take(4 * C * w->subs_per_chunk);
+    w->tile_runs = (uint32_t *)take(4 * C * w->subs_per_chunk);
+    w->tile_rle = (uint32_t *)take(4 * C * w->subs_per_chunk);
     w->dec = (ChunkDecode *)take(sizeof(ChunkDecode) * C);
     w->sizes = (unsigned long long *)take(8 * C);
     w->offs = (unsigned long long *)take(8 * C);
@@ -181,24 +198,6 @@ __device__ uint32_t block_sum(uint32_t x, uint32_t *sm) {
     for (int k = 0; k < kWarps; k++)
         t += sm[k];
     return t;
-}
-
-/* Indices i < n with pred(i), in increasing order: emit(i, rank). */
-template <typename Pred, typename Emit>
-__device__ uint32_t compact(uint32_t n, Scan::TempStorage &tmp, Pred pred,
-                            Emit emit) {
-    uint32_t done = 0;
-    for (uint32_t base = 0; base < n; base += kThreads) {
-        const uint32_t i = base + threadIdx.x;
-        const uint32_t f = i < n && pred(i) ? 1u : 0u;
-        uint32_t rank, agg;
-        Scan(tmp).ExclusiveSum(f, rank, agg);
-        if (f)
-            emit(i, done + rank);
-        done += agg;
-        __syncthreads(); /* tmp is reused */
-    }
-    return done;
 }
 
 /* Lorenzo residual of value i of a chunk (q in the chunk), zero padding at
@@ -281,300 +280,11 @@ __global__ void resolve_bound(const fz_gpu_args a) {
     a.scratch->bound_eff_bits = bits; /* lorenzo enforces the bound itself */
 }
 
-struct __align__(16) PlanShared {
-    Scan::TempStorage scan;
-    uint32_t hist[kSharedHist];
-    uint32_t sums[kWarps];
-    uint32_t lo, hi;
-};
-
-template <int ES>
-__global__ void __launch_bounds__(kThreads)
-    plan_kernel(const fz_gpu_args a, const Work w) {
-    typedef Val<ES> V;
-    typedef typename V::U U;
-    __shared__ PlanShared sh;
-    const fz_header &h = a.expect;
-    const uint64_t c = blockIdx.x;
-    const ChunkSpan sp = chunk_span(h, c, ES);
-    const uint32_t n = sp.n, R = h.codec_params[0], S = w.nsym;
-    const double eb = double_of(a.scratch->bound_eff_bits);
-    const double ebx2 = lz_ebx2(eb);
-    const U *src = reinterpret_cast<const U *>(a.src) + sp.first;
-    int32_t *q = w.q + sp.first;
-    uint16_t *codes = w.codes + sp.first;
-    uint8_t *exc = w.exc + sp.first;
-    uint32_t *aux = w.aux + sp.first;
-    uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
-    uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
-
-    /* prequantization, exceptions, checksums of what decoding returns */
-    uint32_t hash_recon = 0, hash_raw = 0, nexc = 0;
-    for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
-        const U b = src[i];
-        int32_t qi = 0;
-        const bool ok = V::quant(b, eb, ebx2, &qi);
-        hash_raw += V::hash(b, i);
-        hash_recon += V::hash(ok ? V::recon(qi, ebx2) : b, i);
-        nexc += !ok;
-        q[i] = qi;
-        exc[i] = ok ? 0 : 1;
-    }
-    hash_recon = block_sum(hash_recon, sh.sums);
-    hash_raw = block_sum(hash_raw, sh.sums);
-    nexc = block_sum(nexc, sh.sums);
-    const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
-    if (eb == 0.0) { /* REL of constant data: verbatim */
-        if (threadIdx.x == 0) {
-            ChunkPlan p = {kVerbatim, (uint32_t)sp.raw, 0, 0, 0, 0, 0, 0};
-            w.plan[c] = p;
-            w.sizes[c] = sp.raw;
-            fz_gpu_put_entry(a, c, (uint32_t)sp.raw, checksums, hash_raw,
-                             sp.raw);
-            atomicAdd(&a.scratch->payload_total, (unsigned long long)sp.raw);
-        }
-        return;
-    }
-
-    /* quant codes and their histogram (q of the whole chunk is visible) */
-    const lz_geom g = lz_geometry(&h);
-    const bool shared_hist = S <= kSharedHist;
-    uint32_t *hist = shared_hist ? sh.hist : w.hist + c * S;
-    if (shared_hist)
-        for (uint32_t s = threadIdx.x; s < S; s += kThreads)
-            sh.hist[s] = 0;
-    __syncthreads();
-    for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
-        const uint32_t code = lz_code_of(residual(q, i, g), R);
-        codes[i] = (uint16_t)code;
-        atomicAdd(&hist[code], 1u);
-    }
-    __syncthreads();
-
-    /* run starts, in order; the RLE size */
-    const uint32_t runs = compact(
-        n, sh.scan,
-        [&](uint32_t i) { return i == 0 || codes[i] != codes[i - 1]; },
-        [&](uint32_t i, uint32_t r) { aux[r] = i; });
-    __syncthreads();
-    uint32_t rle_part = 0;
-    for (uint32_t r = threadIdx.x; r < runs; r += kThreads) {
-        const uint32_t end = r + 1 < runs ? aux[r + 1] : n;
-        rle_part += 2 + lz_leb_bytes(end - aux[r]);
-    }
-    const uint64_t rle = 4 + (uint64_t)block_sum(rle_part, sh.sums);
-
-    /* code lengths (one thread: the CPU's construction), canonical codes */
-    const Book bk = book_of(w, c);
-    if (threadIdx.x == 0) {
-        lz_huff_lengths(hist, S, bk.len, bk.s);
-        uint32_t lo = 0, hi = S - 1;
-        while (!bk.len[lo])
-            lo++;
-        while (!bk.len[hi])
-            hi--;
-        uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1],
-            base[LZ_HUFF_MAXLEN + 1];
-        lz_canonical(bk.len, S, count, first, base);
-        for (uint32_t s = lo; s <= hi; s++)
-            if (bk.len[s])
-                bk.code[s] = first[bk.len[s]]++;
-        sh.lo = lo;
-        sh.hi = hi;
-    }
-    __syncthreads();
-
-    /* bits of each sub-block: one warp per sub-block */
-    const uint32_t nsub = (uint32_t)lz_sub_count(n);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (uint32_t b = warp; b < nsub; b += kWarps) {
-        const uint32_t end =
-            (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
-        uint32_t bits = 0;
-        for (uint32_t i = b * LZ_SUB_SYMBOLS + lane; i < end; i += 32)
-            bits += bk.len[codes[i]];
-        bits = __reduce_add_sync(FZ_FULL_MASK, bits);
-        if (lane == 0)
-            sub_bits[b] = bits;
-    }
-    __syncthreads();
-
-    if (threadIdx.x == 0) {
-        const uint32_t lo = sh.lo, hi = sh.hi;
-        uint64_t data = 0;
-        for (uint32_t b = 0; b < nsub; b++) {
-            sub_off[b] = (uint32_t)data;
-            data += (sub_bits[b] + 7) / 8;
-        }
-        const uint64_t huff = 4 + lz_lengths_bytes(lo, hi) + 4ull * nsub + data;
-        const uint32_t nout = hist[0];
-        const uint64_t lists = LZ_CHUNK_HEAD +
-                               (uint64_t)nout * LZ_OUTLIER_BYTES +
-                               (uint64_t)nexc * (4 + ES);
-        const bool use_rle = rle < huff;
-        const uint64_t total = lists + (use_rle ? rle : huff);
-        ChunkPlan p;
-        p.flow = total >= sp.raw ? kVerbatim : use_rle ? kRle : kHuffman;
-        p.size = (uint32_t)(p.flow == kVerbatim ? sp.raw : total);
-        p.nout = nout;
-        p.nexc = nexc;
-        p.runs = runs;
-        p.lo = lo;
-        p.hi = hi;
-        p.pad = 0;
-        w.plan[c] = p;
-        w.sizes[c] = p.size;
-        fz_gpu_put_entry(a, c, p.size, checksums,
-                         p.flow == kVerbatim ? hash_raw : hash_recon, sp.raw);
-        atomicAdd(&a.scratch->payload_total, (unsigned long long)p.size);
-    }
-}
-
 __device__ void put32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)(v >> 16);
     p[3] = (uint8_t)(v >> 24);
-}
-
-/* Codes [from, end) of a sub-block, MSB first, the last byte padded. */
-__device__ void encode_sub(const uint16_t *codes, uint32_t from, uint32_t end,
-                           const Book &bk, uint8_t *o) {
-    uint64_t acc = 0;
-    uint32_t pending = 0;
-    for (uint32_t i = from; i < end; i++) {
-        const uint32_t s = codes[i], l = bk.len[s];
-        acc = (acc << l) | bk.code[s];
-        pending += l;
-        while (pending >= 8) {
-            pending -= 8;
-            *o++ = (uint8_t)(acc >> pending);
-        }
-    }
-    if (pending)
-        *o = (uint8_t)(acc << (8 - pending));
-}
-
-struct __align__(16) WriteShared {
-    Scan::TempStorage scan;
-};
-
-template <int ES>
-__global__ void __launch_bounds__(kThreads)
-    write_kernel(const fz_gpu_args a, const Work w) {
-    __shared__ WriteShared sh;
-    const fz_header &h = a.expect;
-    const uint64_t c = blockIdx.x;
-    const ChunkSpan sp = chunk_span(h, c, ES);
-    const uint32_t n = sp.n;
-    const ChunkPlan p = w.plan[c];
-    const uint64_t at = a.payload_off + w.offs[c];
-    if (at + p.size > a.dst_capacity) {
-        if (threadIdx.x == 0)
-            fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
-        return;
-    }
-    uint8_t *out = a.dst + at;
-    const uint8_t *in = a.src + sp.first * ES;
-    if (p.flow == kVerbatim) {
-        if (((uintptr_t)out & 3) == 0)
-            for (uint64_t k = threadIdx.x; k < sp.raw / 4; k += kThreads)
-                reinterpret_cast<uint32_t *>(out)[k] =
-                    reinterpret_cast<const uint32_t *>(in)[k];
-        else
-            for (uint64_t k = threadIdx.x; k < sp.raw; k += kThreads)
-                out[k] = in[k];
-        return;
-    }
-    const int32_t *q = w.q + sp.first;
-    const uint16_t *codes = w.codes + sp.first;
-    const uint8_t *exc = w.exc + sp.first;
-    const uint32_t *aux = w.aux + sp.first;
-    const lz_geom g = lz_geometry(&h);
-    if (threadIdx.x == 0) {
-        out[0] = (uint8_t)p.flow;
-        out[1] = out[2] = out[3] = 0;
-        put32(out + 4, p.nout);
-        put32(out + 8, p.nexc);
-    }
-    uint8_t *o = out + LZ_CHUNK_HEAD;
-    compact(
-        n, sh.scan, [&](uint32_t i) { return codes[i] == 0; },
-        [&](uint32_t i, uint32_t r) {
-            put32(o + (uint64_t)r * LZ_OUTLIER_BYTES, i);
-            put32(o + (uint64_t)r * LZ_OUTLIER_BYTES + 4,
-                  (uint32_t)residual(q, i, g));
-        });
-    uint8_t *e = o + (uint64_t)p.nout * LZ_OUTLIER_BYTES;
-    compact(
-        n, sh.scan, [&](uint32_t i) { return exc[i] != 0; },
-        [&](uint32_t i, uint32_t r) {
-            uint8_t *d = e + (uint64_t)r * (4 + ES);
-            put32(d, i);
-            for (int k = 0; k < ES; k++)
-                d[4 + k] = in[(uint64_t)i * ES + k];
-        });
-    uint8_t *s = e + (uint64_t)p.nexc * (4 + ES);
-    if (p.flow == kRle) {
-        if (threadIdx.x == 0)
-            put32(s, p.runs);
-        uint32_t done = 4;
-        for (uint32_t base = 0; base < p.runs; base += kThreads) {
-            const uint32_t r = base + threadIdx.x;
-            uint32_t len = 0, bytes = 0;
-            if (r < p.runs) {
-                len = (r + 1 < p.runs ? aux[r + 1] : n) - aux[r];
-                bytes = 2 + lz_leb_bytes(len);
-            }
-            uint32_t rank, agg;
-            Scan(sh.scan).ExclusiveSum(bytes, rank, agg);
-            if (r < p.runs) {
-                uint8_t *d = s + done + rank;
-                const uint32_t sym = codes[aux[r]];
-                d[0] = (uint8_t)sym;
-                d[1] = (uint8_t)(sym >> 8);
-                d += 2;
-                uint32_t v = len;
-                for (; v >= 128; v >>= 7)
-                    *d++ = (uint8_t)(0x80 | (v & 0x7F));
-                *d = (uint8_t)v;
-            }
-            done += agg;
-            __syncthreads();
-        }
-        return;
-    }
-    /* Huffman: range, 5-bit lengths, sub-block sizes, sub-blocks */
-    const Book bk = book_of(w, c);
-    const uint32_t lo = p.lo, hi = p.hi;
-    if (threadIdx.x == 0) {
-        s[0] = (uint8_t)lo;
-        s[1] = (uint8_t)(lo >> 8);
-        s[2] = (uint8_t)hi;
-        s[3] = (uint8_t)(hi >> 8);
-    }
-    const uint32_t tbytes = lz_lengths_bytes(lo, hi), count = hi - lo + 1;
-    for (uint32_t j = threadIdx.x; j < tbytes; j += kThreads) {
-        uint32_t byte = 0;
-        for (uint32_t k = 0; k < 8; k++) {
-            const uint32_t pos = 8 * j + k, sym = pos / 5;
-            const uint32_t bit =
-                sym < count ? (bk.len[lo + sym] >> (4 - pos % 5)) & 1u : 0u;
-            byte |= bit << (7 - k);
-        }
-        s[4 + j] = (uint8_t)byte;
-    }
-    const uint32_t nsub = (uint32_t)lz_sub_count(n);
-    const uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
-    const uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
-    uint8_t *sizes = s + 4 + tbytes;
-    uint8_t *data = sizes + 4ull * nsub;
-    for (uint32_t b = threadIdx.x; b < nsub; b += kThreads) {
-        put32(sizes + 4ull * b, sub_bits[b]);
-        const uint32_t end =
-            (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
-        encode_sub(codes, b * LZ_SUB_SYMBOLS, end, bk, data + sub_off[b]);
-    }
 }
 
 /* ----------------------------------------------------- decompression */
@@ -1171,6 +881,461 @@ __global__ void decode_finish_kernel(const fz_gpu_args a, const Work w) {
         fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
 }
 
+/* ------------------------------------------------ compression (grid) */
+typedef cub::BlockScan<uint32_t, kTileThreads> TileScan;
+constexpr uint32_t kPerThread = kTile / kTileThreads;
+/* 32-bit words of the largest sub-block (every code LZ_HUFF_MAXLEN). */
+constexpr uint32_t kSubWords = kTile * LZ_HUFF_MAXLEN / 32;
+
+__device__ uint32_t *tile_slot(const Work &w, uint32_t *arr) {
+    return arr + blockIdx.x * w.subs_per_chunk + blockIdx.y;
+}
+
+__device__ bool bound_is_zero(const fz_gpu_args &a) {
+    return double_of(a.scratch->bound_eff_bits) == 0.0;
+}
+
+/* The items of a tile with pred(i), in increasing order: emit(i, base +
+ * rank). Blocked: thread k owns kPerThread consecutive items. */
+template <typename Pred, typename Emit>
+__device__ void tile_compact(const TileSpan &ts, uint32_t base,
+                             TileScan::TempStorage &tmp, Pred pred, Emit emit) {
+    const uint32_t first = ts.lo + threadIdx.x * kPerThread;
+    uint32_t f = 0;
+    for (uint32_t j = 0; j < kPerThread; j++)
+        f += first + j < ts.hi && pred(first + j);
+    uint32_t rank;
+    TileScan(tmp).ExclusiveSum(f, rank);
+    __syncthreads(); /* tmp may be reused next */
+    uint32_t r = base + rank;
+    for (uint32_t j = 0; j < kPerThread; j++)
+        if (first + j < ts.hi && pred(first + j))
+            emit(first + j, r++);
+}
+
+/* Prequantization, exception flags, checksums of what decoding returns
+ * and of the input, summed per chunk; exceptions per tile. */
+template <int ES>
+__global__ void __launch_bounds__(kTileThreads)
+    quant_kernel(const fz_gpu_args a, const Work w) {
+    typedef Val<ES> V;
+    typedef typename V::U U;
+    __shared__ uint32_t sums[3][kTileThreads / 32];
+    TileSpan ts;
+    if (!tile_of(a, chunk_n(a), &ts))
+        return;
+    const double eb = double_of(a.scratch->bound_eff_bits);
+    const double ebx2 = lz_ebx2(eb);
+    const U *src = reinterpret_cast<const U *>(a.src) + ts.sp.first;
+    int32_t *q = w.q + ts.sp.first;
+    uint8_t *exc = w.exc + ts.sp.first;
+    uint32_t hash_recon = 0, hash_raw = 0, nexc = 0;
+    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
+        const U b = src[i];
+        int32_t qi = 0;
+        const bool ok = V::quant(b, eb, ebx2, &qi);
+        hash_raw += V::hash(b, i);
+        hash_recon += V::hash(ok ? V::recon(qi, ebx2) : b, i);
+        nexc += !ok;
+        q[i] = qi;
+        exc[i] = ok ? 0 : 1;
+    }
+    hash_recon = tile_sum(hash_recon, sums[0]);
+    hash_raw = tile_sum(hash_raw, sums[1]);
+    nexc = tile_sum(nexc, sums[2]);
+    if (threadIdx.x == 0) {
+        ChunkAcc *acc = &w.acc[blockIdx.x];
+        atomicAdd(&acc->hash_recon, hash_recon);
+        atomicAdd(&acc->hash_raw, hash_raw);
+        atomicAdd(&acc->nexc, nexc);
+        *tile_slot(w, w.tile_exc) = nexc;
+    }
+}
+
+/* Quant codes, the chunk histogram (warp-aggregated: smooth data gives
+ * long runs of one code), zero codes (outliers) per tile. */
+__global__ void __launch_bounds__(kTileThreads)
+    codes_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ uint32_t hist[kSharedHist];
+    __shared__ uint32_t sums[kTileThreads / 32];
+    TileSpan ts;
+    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
+        return;
+    const uint32_t R = a.expect.codec_params[0], S = w.nsym;
+    const bool shared_hist = S <= kSharedHist;
+    uint32_t *chunk_hist = w.hist + (uint64_t)blockIdx.x * S;
+    if (shared_hist)
+        for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
+            hist[s] = 0;
+    __syncthreads();
+    const lz_geom g = lz_geometry(&a.expect);
+    const int32_t *q = w.q + ts.sp.first;
+    uint16_t *codes = w.codes + ts.sp.first;
+    uint32_t zeros = 0;
+    for (uint32_t base = ts.lo; base < ts.hi; base += kTileThreads) {
+        const uint32_t i = base + threadIdx.x; /* warp-uniform trips */
+        uint32_t code = UINT32_MAX;            /* no code */
+        if (i < ts.hi) {
+            code = lz_code_of(residual(q, i, g), R);
+            codes[i] = (uint16_t)code;
+            zeros += code == 0;
+        }
+        const uint32_t peers = __match_any_sync(FZ_FULL_MASK, code);
+        if (code != UINT32_MAX && (int)(threadIdx.x & 31) == __ffs(peers) - 1)
+            atomicAdd(shared_hist ? &hist[code] : &chunk_hist[code],
+                      (uint32_t)__popc(peers));
+    }
+    __syncthreads();
+    if (shared_hist)
+        for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
+            if (hist[s])
+                atomicAdd(&chunk_hist[s], hist[s]);
+    zeros = tile_sum(zeros, sums);
+    if (threadIdx.x == 0)
+        *tile_slot(w, w.tile_out) = zeros;
+}
+
+/* Code lengths (one thread per chunk: the CPU's construction), canonical
+ * codes, the used symbol range. */
+__global__ void lengths_kernel(const fz_gpu_args a, const Work w) {
+    if (threadIdx.x != 0 || bound_is_zero(a))
+        return;
+    const uint64_t c = blockIdx.x;
+    const uint32_t S = w.nsym;
+    const Book bk = book_of(w, c);
+    lz_huff_lengths(w.hist + c * S, S, bk.len, bk.s);
+    uint32_t lo = 0, hi = S - 1;
+    while (!bk.len[lo])
+        lo++;
+    while (!bk.len[hi])
+        hi--;
+    uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1],
+        base[LZ_HUFF_MAXLEN + 1];
+    lz_canonical(bk.len, S, count, first, base);
+    for (uint32_t s = lo; s <= hi; s++)
+        if (bk.len[s])
+            bk.code[s] = first[bk.len[s]]++;
+    w.plan[c].lo = lo;
+    w.plan[c].hi = hi;
+}
+
+/* Bits of each sub-block (= tile) and run starts per tile. */
+__global__ void __launch_bounds__(kTileThreads)
+    bits_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ uint32_t sums[2][kTileThreads / 32];
+    TileSpan ts;
+    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
+        return;
+    const uint8_t *len = book_of(w, blockIdx.x).len;
+    const uint16_t *codes = w.codes + ts.sp.first;
+    uint32_t bits = 0, starts = 0;
+    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
+        bits += len[codes[i]];
+        starts += i == 0 || codes[i] != codes[i - 1];
+    }
+    bits = tile_sum(bits, sums[0]);
+    starts = tile_sum(starts, sums[1]);
+    if (threadIdx.x == 0) {
+        *tile_slot(w, w.sub_bits) = bits;
+        *tile_slot(w, w.tile_runs) = starts;
+    }
+}
+
+/* out[k] = sum of f(in[j]) over j < k for k < T (in == out allowed);
+ * returns the total. One block. */
+template <typename F>
+__device__ uint32_t scan_tiles(const uint32_t *in, uint32_t *out, uint32_t T,
+                               Scan::TempStorage &tmp, F f) {
+    uint32_t done = 0;
+    for (uint32_t base = 0; base < T; base += kThreads) {
+        const uint32_t k = base + threadIdx.x;
+        const uint32_t x = k < T ? f(in[k]) : 0u;
+        uint32_t rank, agg;
+        Scan(tmp).ExclusiveSum(x, rank, agg);
+        if (k < T)
+            out[k] = done + rank;
+        done += agg;
+        __syncthreads(); /* tmp is reused */
+    }
+    return done;
+}
+
+/* Per chunk: tile offsets of the sub-blocks, run starts, outliers and
+ * exceptions; the run count and the Huffman data bytes. */
+__global__ void __launch_bounds__(kThreads)
+    tile_scan_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ Scan::TempStorage tmp;
+    if (bound_is_zero(a))
+        return;
+    const uint64_t c = blockIdx.x, at = c * w.subs_per_chunk;
+    const uint32_t T = (uint32_t)lz_sub_count(chunk_n(a));
+    auto bytes = [](uint32_t bits) { return (bits + 7) / 8; };
+    auto same = [](uint32_t x) { return x; };
+    const uint32_t data =
+        scan_tiles(w.sub_bits + at, w.sub_off + at, T, tmp, bytes);
+    const uint32_t runs =
+        scan_tiles(w.tile_runs + at, w.tile_runs + at, T, tmp, same);
+    scan_tiles(w.tile_out + at, w.tile_out + at, T, tmp, same);
+    scan_tiles(w.tile_exc + at, w.tile_exc + at, T, tmp, same);
+    if (threadIdx.x == 0) {
+        w.plan[c].runs = runs;
+        w.plan[c].data = data;
+    }
+}
+
+/* Run starts in order into aux. */
+__global__ void __launch_bounds__(kTileThreads)
+    run_starts_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ TileScan::TempStorage tmp;
+    TileSpan ts;
+    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
+        return;
+    const uint16_t *codes = w.codes + ts.sp.first;
+    uint32_t *aux = w.aux + ts.sp.first;
+    tile_compact(
+        ts, *tile_slot(w, w.tile_runs), tmp,
+        [&](uint32_t i) { return i == 0 || codes[i] != codes[i - 1]; },
+        [&](uint32_t i, uint32_t r) { aux[r] = i; });
+}
+
+/* RLE bytes of one run: u16 symbol, LEB128 length. */
+__device__ uint32_t run_bytes(const uint32_t *aux, uint32_t r, uint32_t runs,
+                              uint32_t n) {
+    return 2 + lz_leb_bytes((r + 1 < runs ? aux[r + 1] : n) - aux[r]);
+}
+
+/* RLE bytes per tile of runs. */
+__global__ void __launch_bounds__(kTileThreads)
+    rle_tile_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ uint32_t sums[kTileThreads / 32];
+    TileSpan ts;
+    if (bound_is_zero(a) || !tile_of(a, w.plan[blockIdx.x].runs, &ts))
+        return;
+    const uint32_t *aux = w.aux + ts.sp.first;
+    const uint32_t runs = w.plan[blockIdx.x].runs;
+    uint32_t bytes = 0;
+    for (uint32_t r = ts.lo + threadIdx.x; r < ts.hi; r += kTileThreads)
+        bytes += run_bytes(aux, r, runs, ts.sp.n);
+    bytes = tile_sum(bytes, sums);
+    if (threadIdx.x == 0)
+        *tile_slot(w, w.tile_rle) = bytes;
+}
+
+/* Per chunk: RLE tile offsets, the workflow, size and table entry. */
+template <int ES>
+__global__ void __launch_bounds__(kThreads)
+    finalize_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ Scan::TempStorage tmp;
+    const fz_header &h = a.expect;
+    const uint64_t c = blockIdx.x;
+    const ChunkSpan sp = chunk_span(h, c, ES);
+    const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
+    const ChunkAcc acc = w.acc[c];
+    if (bound_is_zero(a)) { /* REL of constant data: verbatim */
+        if (threadIdx.x == 0) {
+            ChunkPlan p = {kVerbatim, (uint32_t)sp.raw, 0, 0, 0, 0, 0, 0};
+            w.plan[c] = p;
+            w.sizes[c] = sp.raw;
+            fz_gpu_put_entry(a, c, (uint32_t)sp.raw, checksums, acc.hash_raw,
+                             sp.raw);
+            atomicAdd(&a.scratch->payload_total, (unsigned long long)sp.raw);
+        }
+        return;
+    }
+    ChunkPlan p = w.plan[c];
+    uint32_t *rle_tiles = w.tile_rle + c * w.subs_per_chunk;
+    const uint64_t rle =
+        4 + (uint64_t)scan_tiles(rle_tiles, rle_tiles,
+                                 (uint32_t)lz_sub_count(p.runs), tmp,
+                                 [](uint32_t x) { return x; });
+    if (threadIdx.x != 0)
+        return;
+    const uint32_t nsub = (uint32_t)lz_sub_count(sp.n);
+    const uint64_t huff =
+        4 + lz_lengths_bytes(p.lo, p.hi) + 4ull * nsub + p.data;
+    const uint32_t nout = w.hist[c * w.nsym];
+    const uint64_t lists = LZ_CHUNK_HEAD + (uint64_t)nout * LZ_OUTLIER_BYTES +
+                           (uint64_t)acc.nexc * (4 + ES);
+    const bool use_rle = rle < huff;
+    const uint64_t total = lists + (use_rle ? rle : huff);
+    p.flow = total >= sp.raw ? kVerbatim : use_rle ? kRle : kHuffman;
+    p.size = (uint32_t)(p.flow == kVerbatim ? sp.raw : total);
+    p.nout = nout;
+    p.nexc = acc.nexc;
+    w.plan[c] = p;
+    w.sizes[c] = p.size;
+    fz_gpu_put_entry(a, c, p.size, checksums,
+                     p.flow == kVerbatim ? acc.hash_raw : acc.hash_recon,
+                     sp.raw);
+    atomicAdd(&a.scratch->payload_total, (unsigned long long)p.size);
+}
+
+/* Sub-block `t` of the chunk: every thread packs its kPerThread codes at
+ * their scanned bit offsets into shared words (big-endian bit order, so
+ * word k holds bytes 4k..4k+3 MSB first), then the exact bytes go out:
+ * MSB-first codes, zero padding, as lz_huff_write_sub. */
+__device__ void encode_tile(const uint16_t *codes, uint32_t from, uint32_t end,
+                            uint32_t bits, const Book &bk, uint8_t *o,
+                            uint32_t *words, TileScan::TempStorage &tmp) {
+    const uint32_t nwords = (bits + 31) / 32;
+    for (uint32_t k = threadIdx.x; k < nwords; k += kTileThreads)
+        words[k] = 0;
+    const uint32_t first = from + threadIdx.x * kPerThread;
+    uint32_t mine = 0;
+    for (uint32_t j = 0; j < kPerThread; j++)
+        if (first + j < end)
+            mine += bk.len[codes[first + j]];
+    uint32_t pos;
+    TileScan(tmp).ExclusiveSum(mine, pos); /* also orders the zeroing */
+    __syncthreads();
+    for (uint32_t j = 0; j < kPerThread; j++) {
+        if (first + j >= end)
+            break;
+        const uint32_t s = codes[first + j], l = bk.len[s];
+        const uint64_t v = (uint64_t)bk.code[s] << (64 - l - (pos & 31));
+        atomicOr(&words[pos >> 5], (uint32_t)(v >> 32));
+        if ((uint32_t)v) /* the code reaches into the next word */
+            atomicOr(&words[(pos >> 5) + 1], (uint32_t)v);
+        pos += l;
+    }
+    __syncthreads();
+    for (uint32_t k = threadIdx.x; k < (bits + 7) / 8; k += kTileThreads)
+        o[k] = (uint8_t)(words[k >> 2] >> (24 - 8 * (k & 3)));
+}
+
+struct __align__(16) WriteShared {
+    TileScan::TempStorage scan;
+    uint32_t words[kSubWords];
+};
+
+/* Grid (chunks, tiles): the tile's share of the chunk's bytes. */
+template <int ES>
+__global__ void __launch_bounds__(kTileThreads)
+    write_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ WriteShared sh;
+    const fz_header &h = a.expect;
+    const uint64_t c = blockIdx.x;
+    const uint32_t t = blockIdx.y;
+    const ChunkSpan sp = chunk_span(h, c, ES);
+    const uint32_t n = sp.n;
+    const ChunkPlan p = w.plan[c];
+    const uint64_t at = a.payload_off + w.offs[c];
+    if (at + p.size > a.dst_capacity) {
+        if (threadIdx.x == 0 && t == 0)
+            fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
+        return;
+    }
+    uint8_t *out = a.dst + at;
+    const uint8_t *in = a.src + sp.first * ES;
+    if (p.flow == kVerbatim) {
+        const uint64_t lo = (uint64_t)t * kTile * ES;
+        const uint64_t hi = sp.raw - lo < kTile * ES ? sp.raw : lo + kTile * ES;
+        if (lo >= sp.raw)
+            return;
+        if (((uintptr_t)out & 3) == 0) /* lo, hi: multiples of 4 */
+            for (uint64_t k = lo / 4 + threadIdx.x; k < hi / 4;
+                 k += kTileThreads)
+                reinterpret_cast<uint32_t *>(out)[k] =
+                    reinterpret_cast<const uint32_t *>(in)[k];
+        else
+            for (uint64_t k = lo + threadIdx.x; k < hi; k += kTileThreads)
+                out[k] = in[k];
+        return;
+    }
+    const int32_t *q = w.q + sp.first;
+    const uint16_t *codes = w.codes + sp.first;
+    const uint8_t *exc = w.exc + sp.first;
+    const uint32_t *aux = w.aux + sp.first;
+    const lz_geom g = lz_geometry(&h);
+    if (threadIdx.x == 0 && t == 0) {
+        out[0] = (uint8_t)p.flow;
+        out[1] = out[2] = out[3] = 0;
+        put32(out + 4, p.nout);
+        put32(out + 8, p.nexc);
+    }
+    uint8_t *o = out + LZ_CHUNK_HEAD;
+    uint8_t *e = o + (uint64_t)p.nout * LZ_OUTLIER_BYTES;
+    uint8_t *s = e + (uint64_t)p.nexc * (4 + ES);
+    TileSpan ts;
+    if (tile_of(a, n, &ts)) {
+        tile_compact(
+            ts, *tile_slot(w, w.tile_out), sh.scan,
+            [&](uint32_t i) { return codes[i] == 0; },
+            [&](uint32_t i, uint32_t r) {
+                put32(o + (uint64_t)r * LZ_OUTLIER_BYTES, i);
+                put32(o + (uint64_t)r * LZ_OUTLIER_BYTES + 4,
+                      (uint32_t)residual(q, i, g));
+            });
+        tile_compact(
+            ts, *tile_slot(w, w.tile_exc), sh.scan,
+            [&](uint32_t i) { return exc[i] != 0; },
+            [&](uint32_t i, uint32_t r) {
+                uint8_t *d = e + (uint64_t)r * (4 + ES);
+                put32(d, i);
+                for (int k = 0; k < ES; k++)
+                    d[4 + k] = in[(uint64_t)i * ES + k];
+            });
+    }
+    if (p.flow == kRle) {
+        if (threadIdx.x == 0 && t == 0)
+            put32(s, p.runs);
+        if (!tile_of(a, p.runs, &ts))
+            return;
+        const uint32_t first = ts.lo + threadIdx.x * kPerThread;
+        uint32_t mine = 0;
+        for (uint32_t j = 0; j < kPerThread; j++)
+            if (first + j < ts.hi)
+                mine += run_bytes(aux, first + j, p.runs, n);
+        uint32_t rank;
+        TileScan(sh.scan).ExclusiveSum(mine, rank);
+        uint8_t *d = s + 4 + *tile_slot(w, w.tile_rle) + rank;
+        for (uint32_t j = 0; j < kPerThread && first + j < ts.hi; j++) {
+            const uint32_t r = first + j;
+            const uint32_t sym = codes[aux[r]];
+            uint32_t v = (r + 1 < p.runs ? aux[r + 1] : n) - aux[r];
+            *d++ = (uint8_t)sym;
+            *d++ = (uint8_t)(sym >> 8);
+            for (; v >= 128; v >>= 7)
+                *d++ = (uint8_t)(0x80 | (v & 0x7F));
+            *d++ = (uint8_t)v;
+        }
+        return;
+    }
+    /* Huffman: range, 5-bit lengths, sub-block sizes, sub-blocks */
+    const Book bk = book_of(w, c);
+    const uint32_t lo = p.lo, hi = p.hi;
+    const uint32_t tbytes = lz_lengths_bytes(lo, hi), count = hi - lo + 1;
+    if (t == 0) {
+        if (threadIdx.x == 0) {
+            s[0] = (uint8_t)lo;
+            s[1] = (uint8_t)(lo >> 8);
+            s[2] = (uint8_t)hi;
+            s[3] = (uint8_t)(hi >> 8);
+        }
+        for (uint32_t j = threadIdx.x; j < tbytes; j += kTileThreads) {
+            uint32_t byte = 0;
+            for (uint32_t k = 0; k < 8; k++) {
+                const uint32_t pos = 8 * j + k, sym = pos / 5;
+                const uint32_t bit =
+                    sym < count ? (bk.len[lo + sym] >> (4 - pos % 5)) & 1u : 0u;
+                byte |= bit << (7 - k);
+            }
+            s[4 + j] = (uint8_t)byte;
+        }
+    }
+    const uint32_t nsub = (uint32_t)lz_sub_count(n);
+    if (t >= nsub)
+        return;
+    uint8_t *sizes = s + 4 + tbytes;
+    uint8_t *data = sizes + 4ull * nsub;
+    const uint32_t bits = *tile_slot(w, w.sub_bits);
+    if (threadIdx.x == 0)
+        put32(sizes + 4ull * t, bits);
+    __syncthreads(); /* sh.scan was last used by tile_compact */
+    encode_tile(codes, ts.lo, ts.hi, bits, bk, data + *tile_slot(w, w.sub_off),
+                sh.words, sh.scan);
+}
+
 Work work_of(const fz_gpu_args *a) {
     Work w;
     work_layout(&a->expect,
@@ -1192,19 +1357,33 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
     (void)sm_count;
     const Work w = work_of(a);
     const fz_header &h = a->expect;
-    const unsigned grid = (unsigned)h.chunk_count;
-    cudaError_t err = cudaSuccess;
-    if (w.nsym > kSharedHist)
-        err = cudaMemsetAsync(w.hist, 0, 4ull * h.chunk_count * w.nsym, stream);
+    const unsigned C = (unsigned)h.chunk_count;
+    const dim3 per_tile(C, (unsigned)w.subs_per_chunk);
+    const bool f32 = h.dtype == 1;
+    cudaError_t err =
+        cudaMemsetAsync(w.hist, 0, 4ull * h.chunk_count * w.nsym, stream);
+    if (err == cudaSuccess)
+        err =
+            cudaMemsetAsync(w.acc, 0, sizeof(ChunkAcc) * h.chunk_count, stream);
     if (err == cudaSuccess && h.mode == 2)
         err = fz_gpu_value_range(a, stream);
     if (err != cudaSuccess)
         return err;
     resolve_bound<<<1, 1, 0, stream>>>(*a);
-    if (h.dtype == 1)
-        plan_kernel<4><<<grid, kThreads, 0, stream>>>(*a, w);
+    if (f32)
+        quant_kernel<4><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     else
-        plan_kernel<8><<<grid, kThreads, 0, stream>>>(*a, w);
+        quant_kernel<8><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    codes_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    lengths_kernel<<<C, 32, 0, stream>>>(*a, w);
+    bits_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    tile_scan_kernel<<<C, kThreads, 0, stream>>>(*a, w);
+    run_starts_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    rle_tile_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    if (f32)
+        finalize_kernel<4><<<C, kThreads, 0, stream>>>(*a, w);
+    else
+        finalize_kernel<8><<<C, kThreads, 0, stream>>>(*a, w);
     err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
@@ -1213,10 +1392,10 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
                                         (int64_t)h.chunk_count, stream);
     if (err != cudaSuccess)
         return err;
-    if (h.dtype == 1)
-        write_kernel<4><<<grid, kThreads, 0, stream>>>(*a, w);
+    if (f32)
+        write_kernel<4><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     else
-        write_kernel<8><<<grid, kThreads, 0, stream>>>(*a, w);
+        write_kernel<8><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     return cudaGetLastError();
 }
 
