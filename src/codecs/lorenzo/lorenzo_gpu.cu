@@ -253,9 +253,8 @@ struct Book {
     lz_huff_scratch s;
 };
 
-__device__ Book book_of(const Work &w, uint64_t c) {
-    uint8_t *p = w.book + c * w.book_stride;
-    const uint32_t m = w.nsym;
+/* The book of an alphabet of m symbols laid out from p. */
+__device__ Book book_at(uint8_t *p, uint32_t m) {
     Book b;
     b.code = (uint32_t *)p;
     b.s.wf = (uint32_t *)(p + 4ull * m);
@@ -266,6 +265,10 @@ __device__ Book book_of(const Work &w, uint64_t c) {
     b.len = p + 40ull * m;
     b.s.depth = p + 41ull * m;
     return b;
+}
+
+__device__ Book book_of(const Work &w, uint64_t c) {
+    return book_at(w.book + c * w.book_stride, w.nsym);
 }
 
 /* ------------------------------------------------------- compression */
@@ -995,28 +998,47 @@ __global__ void __launch_bounds__(kTileThreads)
         *tile_slot(w, w.tile_out) = zeros;
 }
 
+/* Books up to this size (the default alphabet: 1024 symbols, 44 KiB) are
+ * built in shared memory: lz_huff_lengths walks its scratch serially, so
+ * the latency of each access counts. */
+constexpr uint64_t kSharedBook = 48u << 10;
+
 /* Code lengths (one thread per chunk: the CPU's construction), canonical
- * codes, the used symbol range. */
+ * codes, the used symbol range; a shared-memory book is then copied to
+ * the chunk's book by the warp. */
 __global__ void lengths_kernel(const fz_gpu_args a, const Work w) {
-    if (threadIdx.x != 0 || bound_is_zero(a))
+    extern __shared__ __align__(16) uint8_t book_shared[];
+    if (bound_is_zero(a))
         return;
     const uint64_t c = blockIdx.x;
     const uint32_t S = w.nsym;
-    const Book bk = book_of(w, c);
-    lz_huff_lengths(w.hist + c * S, S, bk.len, bk.s);
-    uint32_t lo = 0, hi = S - 1;
-    while (!bk.len[lo])
-        lo++;
-    while (!bk.len[hi])
-        hi--;
-    uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1],
-        base[LZ_HUFF_MAXLEN + 1];
-    lz_canonical(bk.len, S, count, first, base);
-    for (uint32_t s = lo; s <= hi; s++)
-        if (bk.len[s])
-            bk.code[s] = first[bk.len[s]]++;
-    w.plan[c].lo = lo;
-    w.plan[c].hi = hi;
+    const Book chunk_book = book_of(w, c);
+    const bool in_shared = w.book_stride <= kSharedBook;
+    const Book bk = in_shared ? book_at(book_shared, S) : chunk_book;
+    if (threadIdx.x == 0) {
+        lz_huff_lengths(w.hist + c * S, S, bk.len, bk.s);
+        uint32_t lo = 0, hi = S - 1;
+        while (!bk.len[lo])
+            lo++;
+        while (!bk.len[hi])
+            hi--;
+        uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1],
+            base[LZ_HUFF_MAXLEN + 1];
+        lz_canonical(bk.len, S, count, first, base);
+        for (uint32_t s = lo; s <= hi; s++)
+            if (bk.len[s])
+                bk.code[s] = first[bk.len[s]]++;
+        w.plan[c].lo = lo;
+        w.plan[c].hi = hi;
+    }
+    if (!in_shared)
+        return;
+    __syncthreads();
+    for (uint32_t s = threadIdx.x; s < S; s += blockDim.x) {
+        chunk_book.len[s] = bk.len[s];
+        if (bk.len[s]) /* unused symbols have no code */
+            chunk_book.code[s] = bk.code[s];
+    }
 }
 
 /* Bits of each sub-block (= tile) and run starts per tile. */
@@ -1375,7 +1397,8 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
     else
         quant_kernel<8><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     codes_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
-    lengths_kernel<<<C, 32, 0, stream>>>(*a, w);
+    lengths_kernel<<<C, 32, w.book_stride <= kSharedBook ? w.book_stride : 0,
+                     stream>>>(*a, w);
     bits_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     tile_scan_kernel<<<C, kThreads, 0, stream>>>(*a, w);
     run_starts_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
