@@ -3,21 +3,28 @@
  * sequence of kernels on the caller's stream:
  *   1. REL: the value range (CUB), then a 1-thread kernel resolving the
  *      enforced bound into the scratch head;
- *   2. plan (one block per chunk): prequantization, exact bound check,
- *      checksums, Lorenzo residuals, quant codes, histogram, run starts,
- *      code lengths (lz_huff_lengths, one thread per chunk, all chunks in
- *      parallel: the very function the CPU runs, so the lengths agree),
- *      canonical codes, sub-block bit counts, the workflow choice and the
- *      chunk table entry;
- *   3. chunk offsets: a CUB exclusive scan of the sizes;
- *   4. write (one block per chunk): outliers and exceptions compacted in
- *      index order by block scans, then the Huffman sub-blocks (one thread
- *      each, byte-aligned so no bytes are shared) or the runs, or the
- *      verbatim input.
- * Decompression is one kernel, one block per chunk: lists checked, codes
- * decoded (one thread per sub-block; RLE runs parsed by one thread and
- * expanded in parallel), residuals, tile prefix sums along x, y, z,
- * values, exceptions and the checksum. Rules: lorenzo_xform.h and
+ *   2. grid kernels over (chunk, tile of LZ_SUB_SYMBOLS values), per-chunk
+ *      results summed by atomics: prequantization, exact bound check and
+ *      checksums; quant codes and the histogram (warp-aggregated);
+ *   3. per chunk, one thread: code lengths (lz_huff_lengths, the very
+ *      function the CPU runs, so the lengths agree) and canonical codes;
+ *   4. grid: sub-block bits and run starts per tile; per chunk: tile
+ *      offsets by block scans; grid: run starts compacted, RLE bytes per
+ *      tile of runs; per chunk: the workflow, size and table entry;
+ *   5. chunk offsets: a CUB exclusive scan of the sizes;
+ *   6. write, grid over (chunk, tile): outliers and exceptions compacted
+ *      at their tile offsets, runs at theirs, each Huffman sub-block packed
+ *      by its block in shared memory (codes at scanned bit offsets), or
+ *      the verbatim input.
+ * Decompression: a head kernel, one block per chunk, checks the stream
+ * and the chunk head, copies verbatim chunks and parses the code table
+ * (or the RLE runs, one thread); then grid kernels over (chunk, tile):
+ * Huffman sub-blocks (one thread each, an LZ_LUT_BITS table in shared
+ * memory), run expansion, residuals, outliers, the x, y, z tile prefix
+ * sums over the whole array, values and exceptions (with the checksum
+ * terms summed per chunk), and a per-chunk check at the end. Chunks of a
+ * 3-D field are whole slabs of 8 planes (often only tens of chunks), so
+ * one block per chunk would leave most SMs idle. Rules: lorenzo_xform.h and
  * docs/FORMAT.md section 12. */
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
@@ -30,7 +37,7 @@
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 1024;
 constexpr int kWarps = kThreads / 32;
 /* Alphabets up to this size keep their histogram in shared memory. */
 constexpr uint32_t kSharedHist = 4096;
@@ -40,7 +47,27 @@ enum : uint32_t { kHuffman = 0, kRle = 1, kVerbatim = 2 };
 
 /* What the plan kernel decided for a chunk, read by the write kernel. */
 struct ChunkPlan {
-    uint32_t flow, size, nout, nexc, runs, lo, hi, pad;
+    uint32_t flow, size, nout, nexc, runs, lo, hi;
+    uint32_t data; /* bytes of the Huffman sub-blocks */
+};
+
+/* Per-chunk sums of the compression grid kernels (zeroed per call). */
+struct ChunkAcc {
+    uint32_t hash_recon, hash_raw, nexc, pad;
+};
+
+enum : uint32_t { kDecodeOk = 0, kDecodeDone = 1, kDecodeFailed = 2 };
+
+/* What the head kernel parsed for a chunk, read by the grid kernels. A
+ * chunk whose head kernel did not reach the end stays kDecodeFailed
+ * (verbatim chunks are kDecodeDone), and every later kernel skips it. */
+struct ChunkDecode {
+    lz_huff_table t;
+    unsigned long long lists_at; /* outlier list, bytes into a.src */
+    unsigned long long data_at;  /* Huffman sub-blocks, bytes into a.src */
+    unsigned long long ebx2_bits;
+    uint32_t state, flow, nout, nexc, runs, want;
+    uint32_t hash, zeros, bad, check;
 };
 
 /* Per-call work arrays after the generic temp region (see work_layout). */
@@ -49,10 +76,15 @@ struct Work {
     uint16_t *codes; /* quant codes */
     uint8_t *exc;    /* compress: exception flags */
     uint32_t *aux;   /* run starts */
-    uint32_t *hist;  /* per-chunk histograms (large alphabets only) */
+    uint32_t *hist;  /* per-chunk histograms */
     uint8_t *book;   /* per-chunk code book and lz_huff_lengths scratch */
     uint32_t *sub_bits, *sub_off; /* per sub-block bits, byte offsets */
     ChunkPlan *plan;
+    ChunkAcc *acc;
+    /* per (chunk, tile) counts, scanned in place into offsets: outliers,
+     * exceptions, run starts (value tiles), RLE bytes (tiles of runs) */
+    uint32_t *tile_out, *tile_exc, *tile_runs, *tile_rle;
+    ChunkDecode *dec; /* decode: per-chunk state */
     unsigned long long *sizes, *offs;
     void *cub;
     size_t cub_bytes;
@@ -98,11 +130,17 @@ uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
     w->codes = (uint16_t *)take(2 * n);
     w->exc = (uint8_t *)take(n);
     w->aux = (uint32_t *)take(4 * n);
-    w->hist = (uint32_t *)take(w->nsym > kSharedHist ? 4ull * C * w->nsym : 0);
+    w->hist = (uint32_t *)take(4ull * C * w->nsym);
     w->book = take(C * w->book_stride);
     w->sub_bits = (uint32_t *)take(4 * C * w->subs_per_chunk);
     w->sub_off = (uint32_t *)take(4 * C * w->subs_per_chunk);
     w->plan = (ChunkPlan *)take(sizeof(ChunkPlan) * C);
+    w->acc = (ChunkAcc *)take(sizeof(ChunkAcc) * C);
+    w->tile_out = (uint32_t *)take(4 * C * w->subs_per_chunk);
+    w->tile_exc = (uint32_t *)take(4 * C * w->subs_per_chunk);
+    w->tile_runs = (uint32_t *)take(4 * C * w->subs_per_chunk);
+    w->tile_rle = (uint32_t *)take(4 * C * w->subs_per_chunk);
+    w->dec = (ChunkDecode *)take(sizeof(ChunkDecode) * C);
     w->sizes = (unsigned long long *)take(8 * C);
     w->offs = (unsigned long long *)take(8 * C);
     w->cub_bytes = scan_temp_bytes(C);
@@ -162,36 +200,6 @@ __device__ uint32_t block_sum(uint32_t x, uint32_t *sm) {
     return t;
 }
 
-/* Block-wide OR of a flag, the same value returned to every thread. */
-__device__ bool block_any(bool x, int *flag) {
-    __syncthreads();
-    if (threadIdx.x == 0)
-        *flag = 0;
-    __syncthreads();
-    if (x)
-        *flag = 1;
-    __syncthreads();
-    return *flag != 0;
-}
-
-/* Indices i < n with pred(i), in increasing order: emit(i, rank). */
-template <typename Pred, typename Emit>
-__device__ uint32_t compact(uint32_t n, Scan::TempStorage &tmp, Pred pred,
-                            Emit emit) {
-    uint32_t done = 0;
-    for (uint32_t base = 0; base < n; base += kThreads) {
-        const uint32_t i = base + threadIdx.x;
-        const uint32_t f = i < n && pred(i) ? 1u : 0u;
-        uint32_t rank, agg;
-        Scan(tmp).ExclusiveSum(f, rank, agg);
-        if (f)
-            emit(i, done + rank);
-        done += agg;
-        __syncthreads(); /* tmp is reused */
-    }
-    return done;
-}
-
 /* Lorenzo residual of value i of a chunk (q in the chunk), zero padding at
  * tile borders: exactly the CPU's differences along x, y, z (|q| < 2^27,
  * so no partial sum overflows). */
@@ -245,9 +253,8 @@ struct Book {
     lz_huff_scratch s;
 };
 
-__device__ Book book_of(const Work &w, uint64_t c) {
-    uint8_t *p = w.book + c * w.book_stride;
-    const uint32_t m = w.nsym;
+/* The book of an alphabet of m symbols laid out from p. */
+__device__ Book book_at(uint8_t *p, uint32_t m) {
     Book b;
     b.code = (uint32_t *)p;
     b.s.wf = (uint32_t *)(p + 4ull * m);
@@ -258,6 +265,10 @@ __device__ Book book_of(const Work &w, uint64_t c) {
     b.len = p + 40ull * m;
     b.s.depth = p + 41ull * m;
     return b;
+}
+
+__device__ Book book_of(const Work &w, uint64_t c) {
+    return book_at(w.book + c * w.book_stride, w.nsym);
 }
 
 /* ------------------------------------------------------- compression */
@@ -272,155 +283,6 @@ __global__ void resolve_bound(const fz_gpu_args a) {
     a.scratch->bound_eff_bits = bits; /* lorenzo enforces the bound itself */
 }
 
-struct __align__(16) PlanShared {
-    Scan::TempStorage scan;
-    uint32_t hist[kSharedHist];
-    uint32_t sums[kWarps];
-    uint32_t lo, hi;
-};
-
-template <int ES>
-__global__ void __launch_bounds__(kThreads)
-    plan_kernel(const fz_gpu_args a, const Work w) {
-    typedef Val<ES> V;
-    typedef typename V::U U;
-    __shared__ PlanShared sh;
-    const fz_header &h = a.expect;
-    const uint64_t c = blockIdx.x;
-    const ChunkSpan sp = chunk_span(h, c, ES);
-    const uint32_t n = sp.n, R = h.codec_params[0], S = w.nsym;
-    const double eb = double_of(a.scratch->bound_eff_bits);
-    const double ebx2 = lz_ebx2(eb);
-    const U *src = reinterpret_cast<const U *>(a.src) + sp.first;
-    int32_t *q = w.q + sp.first;
-    uint16_t *codes = w.codes + sp.first;
-    uint8_t *exc = w.exc + sp.first;
-    uint32_t *aux = w.aux + sp.first;
-    uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
-    uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
-
-    /* prequantization, exceptions, checksums of what decoding returns */
-    uint32_t hash_recon = 0, hash_raw = 0, nexc = 0;
-    for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
-        const U b = src[i];
-        int32_t qi = 0;
-        const bool ok = V::quant(b, eb, ebx2, &qi);
-        hash_raw += V::hash(b, i);
-        hash_recon += V::hash(ok ? V::recon(qi, ebx2) : b, i);
-        nexc += !ok;
-        q[i] = qi;
-        exc[i] = ok ? 0 : 1;
-    }
-    hash_recon = block_sum(hash_recon, sh.sums);
-    hash_raw = block_sum(hash_raw, sh.sums);
-    nexc = block_sum(nexc, sh.sums);
-    const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
-    if (eb == 0.0) { /* REL of constant data: verbatim */
-        if (threadIdx.x == 0) {
-            ChunkPlan p = {kVerbatim, (uint32_t)sp.raw, 0, 0, 0, 0, 0, 0};
-            w.plan[c] = p;
-            w.sizes[c] = sp.raw;
-            fz_gpu_put_entry(a, c, (uint32_t)sp.raw, checksums, hash_raw,
-                             sp.raw);
-            atomicAdd(&a.scratch->payload_total, (unsigned long long)sp.raw);
-        }
-        return;
-    }
-
-    /* quant codes and their histogram (q of the whole chunk is visible) */
-    const lz_geom g = lz_geometry(&h);
-    const bool shared_hist = S <= kSharedHist;
-    uint32_t *hist = shared_hist ? sh.hist : w.hist + c * S;
-    if (shared_hist)
-        for (uint32_t s = threadIdx.x; s < S; s += kThreads)
-            sh.hist[s] = 0;
-    __syncthreads();
-    for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
-        const uint32_t code = lz_code_of(residual(q, i, g), R);
-        codes[i] = (uint16_t)code;
-        atomicAdd(&hist[code], 1u);
-    }
-    __syncthreads();
-
-    /* run starts, in order; the RLE size */
-    const uint32_t runs = compact(
-        n, sh.scan,
-        [&](uint32_t i) { return i == 0 || codes[i] != codes[i - 1]; },
-        [&](uint32_t i, uint32_t r) { aux[r] = i; });
-    __syncthreads();
-    uint32_t rle_part = 0;
-    for (uint32_t r = threadIdx.x; r < runs; r += kThreads) {
-        const uint32_t end = r + 1 < runs ? aux[r + 1] : n;
-        rle_part += 2 + lz_leb_bytes(end - aux[r]);
-    }
-    const uint64_t rle = 4 + (uint64_t)block_sum(rle_part, sh.sums);
-
-    /* code lengths (one thread: the CPU's construction), canonical codes */
-    const Book bk = book_of(w, c);
-    if (threadIdx.x == 0) {
-        lz_huff_lengths(hist, S, bk.len, bk.s);
-        uint32_t lo = 0, hi = S - 1;
-        while (!bk.len[lo])
-            lo++;
-        while (!bk.len[hi])
-            hi--;
-        uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1],
-            base[LZ_HUFF_MAXLEN + 1];
-        lz_canonical(bk.len, S, count, first, base);
-        for (uint32_t s = lo; s <= hi; s++)
-            if (bk.len[s])
-                bk.code[s] = first[bk.len[s]]++;
-        sh.lo = lo;
-        sh.hi = hi;
-    }
-    __syncthreads();
-
-    /* bits of each sub-block: one warp per sub-block */
-    const uint32_t nsub = (uint32_t)lz_sub_count(n);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (uint32_t b = warp; b < nsub; b += kWarps) {
-        const uint32_t end =
-            (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
-        uint32_t bits = 0;
-        for (uint32_t i = b * LZ_SUB_SYMBOLS + lane; i < end; i += 32)
-            bits += bk.len[codes[i]];
-        bits = __reduce_add_sync(FZ_FULL_MASK, bits);
-        if (lane == 0)
-            sub_bits[b] = bits;
-    }
-    __syncthreads();
-
-    if (threadIdx.x == 0) {
-        const uint32_t lo = sh.lo, hi = sh.hi;
-        uint64_t data = 0;
-        for (uint32_t b = 0; b < nsub; b++) {
-            sub_off[b] = (uint32_t)data;
-            data += (sub_bits[b] + 7) / 8;
-        }
-        const uint64_t huff = 4 + lz_lengths_bytes(lo, hi) + 4ull * nsub + data;
-        const uint32_t nout = hist[0];
-        const uint64_t lists = LZ_CHUNK_HEAD +
-                               (uint64_t)nout * LZ_OUTLIER_BYTES +
-                               (uint64_t)nexc * (4 + ES);
-        const bool use_rle = rle < huff;
-        const uint64_t total = lists + (use_rle ? rle : huff);
-        ChunkPlan p;
-        p.flow = total >= sp.raw ? kVerbatim : use_rle ? kRle : kHuffman;
-        p.size = (uint32_t)(p.flow == kVerbatim ? sp.raw : total);
-        p.nout = nout;
-        p.nexc = nexc;
-        p.runs = runs;
-        p.lo = lo;
-        p.hi = hi;
-        p.pad = 0;
-        w.plan[c] = p;
-        w.sizes[c] = p.size;
-        fz_gpu_put_entry(a, c, p.size, checksums,
-                         p.flow == kVerbatim ? hash_raw : hash_recon, sp.raw);
-        atomicAdd(&a.scratch->payload_total, (unsigned long long)p.size);
-    }
-}
-
 __device__ void put32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
@@ -428,215 +290,22 @@ __device__ void put32(uint8_t *p, uint32_t v) {
     p[3] = (uint8_t)(v >> 24);
 }
 
-/* Codes [from, end) of a sub-block, MSB first, the last byte padded. */
-__device__ void encode_sub(const uint16_t *codes, uint32_t from, uint32_t end,
-                           const Book &bk, uint8_t *o) {
-    uint64_t acc = 0;
-    uint32_t pending = 0;
-    for (uint32_t i = from; i < end; i++) {
-        const uint32_t s = codes[i], l = bk.len[s];
-        acc = (acc << l) | bk.code[s];
-        pending += l;
-        while (pending >= 8) {
-            pending -= 8;
-            *o++ = (uint8_t)(acc >> pending);
-        }
-    }
-    if (pending)
-        *o = (uint8_t)(acc << (8 - pending));
-}
-
-struct __align__(16) WriteShared {
-    Scan::TempStorage scan;
-};
-
-template <int ES>
-__global__ void __launch_bounds__(kThreads)
-    write_kernel(const fz_gpu_args a, const Work w) {
-    __shared__ WriteShared sh;
-    const fz_header &h = a.expect;
-    const uint64_t c = blockIdx.x;
-    const ChunkSpan sp = chunk_span(h, c, ES);
-    const uint32_t n = sp.n;
-    const ChunkPlan p = w.plan[c];
-    const uint64_t at = a.payload_off + w.offs[c];
-    if (at + p.size > a.dst_capacity) {
-        if (threadIdx.x == 0)
-            fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
-        return;
-    }
-    uint8_t *out = a.dst + at;
-    const uint8_t *in = a.src + sp.first * ES;
-    if (p.flow == kVerbatim) {
-        if (((uintptr_t)out & 3) == 0)
-            for (uint64_t k = threadIdx.x; k < sp.raw / 4; k += kThreads)
-                reinterpret_cast<uint32_t *>(out)[k] =
-                    reinterpret_cast<const uint32_t *>(in)[k];
-        else
-            for (uint64_t k = threadIdx.x; k < sp.raw; k += kThreads)
-                out[k] = in[k];
-        return;
-    }
-    const int32_t *q = w.q + sp.first;
-    const uint16_t *codes = w.codes + sp.first;
-    const uint8_t *exc = w.exc + sp.first;
-    const uint32_t *aux = w.aux + sp.first;
-    const lz_geom g = lz_geometry(&h);
-    if (threadIdx.x == 0) {
-        out[0] = (uint8_t)p.flow;
-        out[1] = out[2] = out[3] = 0;
-        put32(out + 4, p.nout);
-        put32(out + 8, p.nexc);
-    }
-    uint8_t *o = out + LZ_CHUNK_HEAD;
-    compact(
-        n, sh.scan, [&](uint32_t i) { return codes[i] == 0; },
-        [&](uint32_t i, uint32_t r) {
-            put32(o + (uint64_t)r * LZ_OUTLIER_BYTES, i);
-            put32(o + (uint64_t)r * LZ_OUTLIER_BYTES + 4,
-                  (uint32_t)residual(q, i, g));
-        });
-    uint8_t *e = o + (uint64_t)p.nout * LZ_OUTLIER_BYTES;
-    compact(
-        n, sh.scan, [&](uint32_t i) { return exc[i] != 0; },
-        [&](uint32_t i, uint32_t r) {
-            uint8_t *d = e + (uint64_t)r * (4 + ES);
-            put32(d, i);
-            for (int k = 0; k < ES; k++)
-                d[4 + k] = in[(uint64_t)i * ES + k];
-        });
-    uint8_t *s = e + (uint64_t)p.nexc * (4 + ES);
-    if (p.flow == kRle) {
-        if (threadIdx.x == 0)
-            put32(s, p.runs);
-        uint32_t done = 4;
-        for (uint32_t base = 0; base < p.runs; base += kThreads) {
-            const uint32_t r = base + threadIdx.x;
-            uint32_t len = 0, bytes = 0;
-            if (r < p.runs) {
-                len = (r + 1 < p.runs ? aux[r + 1] : n) - aux[r];
-                bytes = 2 + lz_leb_bytes(len);
-            }
-            uint32_t rank, agg;
-            Scan(sh.scan).ExclusiveSum(bytes, rank, agg);
-            if (r < p.runs) {
-                uint8_t *d = s + done + rank;
-                const uint32_t sym = codes[aux[r]];
-                d[0] = (uint8_t)sym;
-                d[1] = (uint8_t)(sym >> 8);
-                d += 2;
-                uint32_t v = len;
-                for (; v >= 128; v >>= 7)
-                    *d++ = (uint8_t)(0x80 | (v & 0x7F));
-                *d = (uint8_t)v;
-            }
-            done += agg;
-            __syncthreads();
-        }
-        return;
-    }
-    /* Huffman: range, 5-bit lengths, sub-block sizes, sub-blocks */
-    const Book bk = book_of(w, c);
-    const uint32_t lo = p.lo, hi = p.hi;
-    if (threadIdx.x == 0) {
-        s[0] = (uint8_t)lo;
-        s[1] = (uint8_t)(lo >> 8);
-        s[2] = (uint8_t)hi;
-        s[3] = (uint8_t)(hi >> 8);
-    }
-    const uint32_t tbytes = lz_lengths_bytes(lo, hi), count = hi - lo + 1;
-    for (uint32_t j = threadIdx.x; j < tbytes; j += kThreads) {
-        uint32_t byte = 0;
-        for (uint32_t k = 0; k < 8; k++) {
-            const uint32_t pos = 8 * j + k, sym = pos / 5;
-            const uint32_t bit =
-                sym < count ? (bk.len[lo + sym] >> (4 - pos % 5)) & 1u : 0u;
-            byte |= bit << (7 - k);
-        }
-        s[4 + j] = (uint8_t)byte;
-    }
-    const uint32_t nsub = (uint32_t)lz_sub_count(n);
-    const uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
-    const uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
-    uint8_t *sizes = s + 4 + tbytes;
-    uint8_t *data = sizes + 4ull * nsub;
-    for (uint32_t b = threadIdx.x; b < nsub; b += kThreads) {
-        put32(sizes + 4ull * b, sub_bits[b]);
-        const uint32_t end =
-            (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
-        encode_sub(codes, b * LZ_SUB_SYMBOLS, end, bk, data + sub_off[b]);
-    }
-}
-
 /* ----------------------------------------------------- decompression */
+/* Values (or list entries) per tile of the grid kernels: one Huffman
+ * sub-block. */
+constexpr uint32_t kTile = LZ_SUB_SYMBOLS;
+constexpr int kTileThreads = 256;
+/* Huffman decoding: one thread per sub-block, blocks of kSubThreads. */
+constexpr int kSubThreads = 64;
+constexpr uint32_t kLutSize = 1u << LZ_LUT_BITS;
+
 struct __align__(16) DecodeShared {
-    lz_huff_table t;
     fz_header hdr;
     uint32_t sums[kWarps];
-    uint32_t want, runs, nout, nexc, flow;
-    int ok, flag;
+    uint32_t want, nout, nexc, flow;
+    int ok;
     unsigned long long lists;
 };
-
-/* Partial sums along one axis, restarting at tile borders: `segs`
- * segments; segment k starts at start(k) and has len(k) values `stride`
- * apart (wrapping arithmetic, as on the CPU). */
-template <typename Seg>
-__device__ void prefix_pass(int32_t *v, uint32_t segs, uint32_t stride,
-                            Seg seg) {
-    for (uint32_t k = threadIdx.x; k < segs; k += kThreads) {
-        uint32_t start, len;
-        seg(k, &start, &len);
-        uint32_t acc = (uint32_t)v[start];
-        for (uint32_t j = 1; j < len; j++) {
-            const uint64_t i = start + (uint64_t)j * stride;
-            acc += (uint32_t)v[i];
-            v[i] = (int32_t)acc;
-        }
-    }
-    __syncthreads();
-}
-
-/* The inverse of the Lorenzo differences, in place over the chunk. */
-__device__ void partial_sums(int32_t *v, uint32_t n, const lz_geom &g) {
-    if (g.pd == 1) {
-        const uint32_t segs = (n + LZ_TILE1 - 1) / LZ_TILE1;
-        prefix_pass(v, segs, 1, [&](uint32_t k, uint32_t *st, uint32_t *len) {
-            *st = k * LZ_TILE1;
-            *len = n - *st < LZ_TILE1 ? n - *st : LZ_TILE1;
-        });
-        return;
-    }
-    const uint32_t X = (uint32_t)g.X, rows = n / X;
-    const uint32_t xsegs = (X + g.tx - 1) / g.tx;
-    prefix_pass(v, rows * xsegs, 1,
-                [&](uint32_t k, uint32_t *st, uint32_t *len) {
-                    const uint32_t r = k / xsegs, x0 = (k % xsegs) * g.tx;
-                    *st = r * X + x0;
-                    *len = X - x0 < g.tx ? X - x0 : g.tx;
-                });
-    /* y: within each plane of Y rows (pd 2: the chunk is one plane) */
-    const uint32_t Y = g.pd == 2 ? rows : (uint32_t)g.Y;
-    const uint32_t planes = rows / Y;
-    const uint32_t ysegs = (Y + g.ty - 1) / g.ty;
-    prefix_pass(v, planes * ysegs * X, X,
-                [&](uint32_t k, uint32_t *st, uint32_t *len) {
-                    const uint32_t x = k % X, rest = k / X;
-                    const uint32_t y0 = (rest % ysegs) * g.ty, z = rest / ysegs;
-                    *st = (z * Y + y0) * X + x;
-                    *len = Y - y0 < g.ty ? Y - y0 : g.ty;
-                });
-    if (g.pd < 3)
-        return;
-    const uint32_t plane = X * Y;
-    const uint32_t zsegs = (planes + g.tz - 1) / g.tz;
-    prefix_pass(v, zsegs * plane, plane,
-                [&](uint32_t k, uint32_t *st, uint32_t *len) {
-                    const uint32_t xy = k % plane, z0 = (k / plane) * g.tz;
-                    *st = z0 * plane + xy;
-                    *len = planes - z0 < g.tz ? planes - z0 : g.tz;
-                });
-}
 
 /* Parses the RLE stream (one thread): run starts into aux, symbols into
  * syms; false when malformed (the CPU's rules). */
@@ -737,29 +406,18 @@ __device__ bool parse_huffman(const uint8_t *p, uint64_t size, uint32_t n,
     return left == 0;
 }
 
-/* Decodes one sub-block: exactly `bits` bits, zero padding. */
-__device__ bool decode_sub(const lz_huff_table *t, const uint32_t *syms,
-                           const uint8_t *p, uint32_t bits, uint16_t *codes,
-                           uint32_t count) {
-    uint64_t pos = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        const int32_t s = lz_huff_next(t, syms, p, bits, &pos);
-        if (s < 0)
-            return false;
-        codes[i] = (uint16_t)s;
-    }
-    const uint32_t bytes = (bits + 7) / 8;
-    return pos == bits && !(bits & 7 && p[bytes - 1] & (0xFFu >> (bits & 7)));
-}
-
+/* Per chunk (one block): stream and chunk head checks, verbatim chunks,
+ * the code table or the runs; the rest is left to the grid kernels. */
 template <int ES>
 __global__ void __launch_bounds__(kThreads)
-    decode_kernel(const fz_gpu_args a, const Work w) {
+    decode_head_kernel(const fz_gpu_args a, const Work w) {
     typedef Val<ES> V;
     typedef typename V::U U;
     __shared__ DecodeShared sh;
     const uint64_t c = blockIdx.x;
+    ChunkDecode &cd = w.dec[c];
     if (threadIdx.x == 0) {
+        cd.state = kDecodeFailed; /* until the end of this kernel */
         const int st = fz_gpu_check_stream(a, &sh.hdr);
         if (st != FZS_OK)
             fz_gpu_fail(a.scratch, st);
@@ -770,7 +428,7 @@ __global__ void __launch_bounds__(kThreads)
         return;
     const fz_header &h = sh.hdr;
     const ChunkSpan sp = chunk_span(h, c, ES);
-    const uint32_t n = sp.n, R = h.codec_params[0], S = w.nsym;
+    const uint32_t n = sp.n, S = w.nsym;
     const uint64_t off = a.offsets[c], size = a.offsets[c + 1] - off;
     const uint8_t *in = a.src + a.payload_off + off;
     U *out = reinterpret_cast<U *>(a.dst) + sp.first;
@@ -783,8 +441,8 @@ __global__ void __launch_bounds__(kThreads)
         return;
     }
     __syncthreads();
-    uint32_t hash = 0;
     if (size == sp.raw) { /* verbatim */
+        uint32_t hash = 0;
         for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
             U b = 0;
             for (int k = ES - 1; k >= 0; k--)
@@ -793,12 +451,13 @@ __global__ void __launch_bounds__(kThreads)
             hash += V::hash(b, i);
         }
         hash = block_sum(hash, sh.sums);
-        if (threadIdx.x == 0 && check &&
-            fz_hash_final(hash, sp.raw / 4) != sh.want)
-            fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
+        if (threadIdx.x == 0) {
+            if (check && fz_hash_final(hash, sp.raw / 4) != sh.want)
+                fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
+            cd.state = kDecodeDone;
+        }
         return;
     }
-    const double ebx2 = lz_ebx2(double_of(h.bound_eff_bits));
     if (threadIdx.x == 0) {
         bool ok = size >= LZ_CHUNK_HEAD && in[0] <= LZ_FLOW_RLE && !in[1] &&
                   !in[2] && !in[3] && double_of(h.bound_eff_bits) != 0.0;
@@ -811,143 +470,892 @@ __global__ void __launch_bounds__(kThreads)
             ok = sh.nout <= n && sh.nexc <= n &&
                  size - LZ_CHUNK_HEAD >= sh.lists;
         }
-        sh.ok = ok;
-    }
-    __syncthreads();
-    const bool head_ok = sh.ok;
-    if (!head_ok) {
-        if (threadIdx.x == 0)
+        if (ok) { /* the code stream */
+            const uint8_t *payload = in + LZ_CHUNK_HEAD + sh.lists;
+            const uint64_t plen = size - LZ_CHUNK_HEAD - sh.lists;
+            uint64_t d = 0;
+            uint32_t runs = 0;
+            ok = sh.flow == LZ_FLOW_RLE
+                     ? parse_rle(payload, payload + plen, n, S,
+                                 w.aux + sp.first, w.q + sp.first, &runs)
+                     : parse_huffman(payload, plen, n, S, book_of(w, c), &cd.t,
+                                     w.sub_bits + c * w.subs_per_chunk,
+                                     w.sub_off + c * w.subs_per_chunk, &d);
+            const uint64_t lists_at = a.payload_off + off + LZ_CHUNK_HEAD;
+            cd.lists_at = lists_at;
+            cd.data_at = lists_at + sh.lists + d;
+            cd.ebx2_bits = 0;
+            const double ebx2 = lz_ebx2(double_of(h.bound_eff_bits));
+            memcpy(&cd.ebx2_bits, &ebx2, sizeof ebx2);
+            cd.flow = sh.flow;
+            cd.nout = sh.nout;
+            cd.nexc = sh.nexc;
+            cd.runs = runs;
+            cd.want = check ? sh.want : 0;
+            cd.hash = cd.zeros = cd.bad = 0;
+            cd.check = check ? 1u : 0u;
+        }
+        if (ok)
+            cd.state = kDecodeOk;
+        else
             fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
-        return;
     }
-    const uint32_t nout = sh.nout, nexc = sh.nexc;
-    const uint8_t *outl = in + LZ_CHUNK_HEAD;
-    const uint8_t *excl = outl + (uint64_t)nout * LZ_OUTLIER_BYTES;
-    const uint8_t *payload = in + LZ_CHUNK_HEAD + sh.lists;
-    const uint64_t plen = size - LZ_CHUNK_HEAD - sh.lists;
+}
 
-    /* lists: indices strictly increasing and in range */
+/* The chunk of a grid block (blockIdx.x) and whether it is being
+ * decoded. Only the state, which no grid kernel changes, decides: the
+ * answer is the same for every thread of a block (the bad flag may flip
+ * under a running kernel). A chunk found bad is still carried through, on
+ * checked indices only, and reported by decode_finish_kernel. */
+__device__ bool chunk_live(const Work &w, ChunkDecode **cd) {
+    *cd = &w.dec[blockIdx.x];
+    return (*cd)->state == kDecodeOk;
+}
+
+__device__ void mark_bad(ChunkDecode *cd) {
+    atomicExch(&cd->bad, 1u);
+}
+
+/* Block-wide sum for the tile kernels, valid in thread 0. */
+__device__ uint32_t tile_sum(uint32_t x, uint32_t *sm) {
+    x = __reduce_add_sync(FZ_FULL_MASK, x);
+    if ((threadIdx.x & 31) == 0)
+        sm[threadIdx.x >> 5] = x;
+    __syncthreads();
+    uint32_t t = 0;
+    if (threadIdx.x == 0)
+        for (int k = 0; k < kTileThreads / 32; k++)
+            t += sm[k];
+    return t;
+}
+
+/* LUT entry: symbol << 8 | length, 0 when the first LZ_LUT_BITS bits
+ * decide no code of at most LZ_LUT_BITS bits (then lz_huff_next). */
+__device__ uint32_t lut_entry(const lz_huff_table &t, const uint32_t *syms,
+                              uint32_t e) {
+    for (uint32_t l = t.minlen; l <= LZ_LUT_BITS; l++) {
+        const uint32_t code = e >> (LZ_LUT_BITS - l);
+        if (code - t.first[l] < t.count[l])
+            return syms[t.base[l] + code - t.first[l]] << 8 | l;
+    }
+    return 0;
+}
+
+/* Decodes one sub-block: exactly `bits` bits, zero padding. A LUT hit of
+ * length l is the very code lz_huff_next finds (it tries the lengths
+ * upward too), so both paths accept and reject the same bits. */
+__device__ bool decode_sub(const lz_huff_table *t, const uint32_t *lut,
+                           const uint32_t *syms, const uint8_t *p,
+                           uint32_t bits, uint16_t *codes, uint32_t count) {
+    const uint32_t bytes = (bits + 7) / 8;
+    uint64_t pos = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint32_t e =
+            lut[lz_peek(p, bytes, pos) >> (LZ_HUFF_MAXLEN - LZ_LUT_BITS)];
+        if (e & 0xFF) {
+            if (pos + (e & 0xFF) > bits)
+                return false;
+            pos += e & 0xFF;
+            codes[i] = (uint16_t)(e >> 8);
+        } else {
+            const int32_t s = lz_huff_next(t, syms, p, bits, &pos);
+            if (s < 0)
+                return false;
+            codes[i] = (uint16_t)s;
+        }
+    }
+    return pos == bits && !(bits & 7 && p[bytes - 1] & (0xFFu >> (bits & 7)));
+}
+
+/* Huffman sub-blocks: grid (chunks, sub-block groups), a thread each. */
+__global__ void __launch_bounds__(kSubThreads)
+    decode_huffman_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ lz_huff_table t;
+    __shared__ uint32_t lut[kLutSize];
+    ChunkDecode *cd;
+    if (!chunk_live(w, &cd) || cd->flow != LZ_FLOW_HUFFMAN)
+        return;
+    const uint64_t c = blockIdx.x;
+    const ChunkSpan sp = chunk_span(a.expect, c, fz_dtype_size(a.expect.dtype));
+    const uint32_t n = sp.n, nsub = (uint32_t)lz_sub_count(n);
+    const uint32_t b = blockIdx.y * kSubThreads + threadIdx.x;
+    if (blockIdx.y * kSubThreads >= nsub)
+        return; /* the whole block: no sub-block */
+    if (threadIdx.x == 0)
+        t = cd->t;
+    __syncthreads();
+    const uint32_t *syms = book_of(w, c).code;
+    for (uint32_t e = threadIdx.x; e < kLutSize; e += kSubThreads)
+        lut[e] = lut_entry(t, syms, e);
+    __syncthreads();
+    if (b >= nsub)
+        return;
+    const uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
+    const uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
+    const uint32_t from = b * LZ_SUB_SYMBOLS;
+    const uint32_t count =
+        n - from < LZ_SUB_SYMBOLS ? n - from : LZ_SUB_SYMBOLS;
+    if (!decode_sub(&t, lut, syms, a.src + cd->data_at + sub_off[b],
+                    sub_bits[b], w.codes + sp.first + from, count))
+        mark_bad(cd);
+}
+
+/* Grid (chunks, tiles) of kTileThreads: the tile's values [lo, hi). */
+struct TileSpan {
+    ChunkSpan sp;
+    uint32_t lo, hi;
+};
+
+__device__ bool tile_of(const fz_gpu_args &a, uint32_t items, TileSpan *ts) {
+    ts->sp = chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype));
+    ts->lo = blockIdx.y * kTile;
+    ts->hi = items - ts->lo < kTile ? items : ts->lo + kTile;
+    return ts->lo < items;
+}
+
+/* Values of the grid block's chunk. */
+__device__ uint32_t chunk_n(const fz_gpu_args &a) {
+    return chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype)).n;
+}
+
+/* RLE: each value's code from the last run starting at or before it. */
+__global__ void __launch_bounds__(kTileThreads)
+    decode_runs_kernel(const fz_gpu_args a, const Work w) {
+    ChunkDecode *cd;
+    if (!chunk_live(w, &cd) || cd->flow != LZ_FLOW_RLE)
+        return;
+    TileSpan ts;
+    if (!tile_of(a, chunk_n(a), &ts))
+        return;
+    const uint32_t *aux = w.aux + ts.sp.first;
+    const int32_t *syms = w.q + ts.sp.first;
+    uint16_t *codes = w.codes + ts.sp.first;
+    const uint32_t runs = cd->runs; /* >= 1: the runs cover n >= 1 */
+    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
+        uint32_t lo = 0, hi = runs - 1;
+        while (lo < hi) {
+            const uint32_t mid = (lo + hi + 1) / 2;
+            if (aux[mid] <= i)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        codes[i] = (uint16_t)syms[lo];
+    }
+}
+
+/* Residuals code - R (the RLE symbols in q are read above, done), and
+ * the zero codes counted. */
+__global__ void __launch_bounds__(kTileThreads)
+    decode_residual_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ uint32_t sums[kTileThreads / 32];
+    ChunkDecode *cd;
+    if (!chunk_live(w, &cd))
+        return;
+    TileSpan ts;
+    if (!tile_of(a, chunk_n(a), &ts))
+        return;
+    const int32_t R = (int32_t)a.expect.codec_params[0];
+    const uint16_t *codes = w.codes + ts.sp.first;
+    int32_t *v = w.q + ts.sp.first;
+    uint32_t zeros = 0;
+    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
+        zeros += codes[i] == 0;
+        v[i] = (int32_t)codes[i] - R;
+    }
+    zeros = tile_sum(zeros, sums);
+    if (threadIdx.x == 0 && zeros)
+        atomicAdd(&cd->zeros, zeros);
+}
+
+/* Outliers: indices strictly increasing, in range, on zero codes, deltas
+ * outside the radius; the residual replaced. */
+__global__ void __launch_bounds__(kTileThreads)
+    decode_outlier_kernel(const fz_gpu_args a, const Work w) {
+    ChunkDecode *cd;
+    if (!chunk_live(w, &cd))
+        return;
+    TileSpan ts;
+    if (!tile_of(a, cd->nout, &ts))
+        return;
+    const uint32_t n = ts.sp.n, R = a.expect.codec_params[0];
+    const uint8_t *outl = a.src + cd->lists_at;
+    const uint16_t *codes = w.codes + ts.sp.first;
+    int32_t *v = w.q + ts.sp.first;
     bool bad = false;
-    for (uint32_t k = threadIdx.x; k < nout; k += kThreads) {
+    for (uint32_t k = ts.lo + threadIdx.x; k < ts.hi; k += kTileThreads) {
         const uint32_t idx = fz_load32(outl + 8ull * k);
         const int32_t delta = (int32_t)fz_load32(outl + 8ull * k + 4);
-        bad |= idx >= n || lz_code_of(delta, R) != 0 ||
-               (k > 0 && idx <= fz_load32(outl + 8ull * (k - 1)));
+        const bool ok = idx < n && lz_code_of(delta, R) == 0 &&
+                        (k == 0 || idx > fz_load32(outl + 8ull * (k - 1)));
+        if (ok && codes[idx] == 0)
+            v[idx] = delta;
+        else
+            bad = true;
     }
-    for (uint32_t k = threadIdx.x; k < nexc; k += kThreads) {
-        const uint32_t idx = fz_load32(excl + (4ull + ES) * k);
-        bad |= idx >= n ||
-               (k > 0 && idx <= fz_load32(excl + (4ull + ES) * (k - 1)));
-    }
-    if (block_any(bad, &sh.flag)) {
-        if (threadIdx.x == 0)
-            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
-        return;
-    }
+    if (bad)
+        mark_bad(cd);
+}
 
-    /* the code stream */
-    uint16_t *codes = w.codes + sp.first;
-    int32_t *v = w.q + sp.first;
-    uint32_t *aux = w.aux + sp.first;
-    const Book bk = book_of(w, c);
-    uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
-    uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
-    __shared__ unsigned long long data_at;
-    if (threadIdx.x == 0) {
-        uint64_t d = 0;
-        uint32_t runs = 0;
-        sh.ok = sh.flow == LZ_FLOW_RLE
-                    ? parse_rle(payload, payload + plen, n, S, aux, v, &runs)
-                    : parse_huffman(payload, plen, n, S, bk, &sh.t, sub_bits,
-                                    sub_off, &d);
-        sh.runs = runs;
-        data_at = d;
-    }
-    __syncthreads();
-    if (!sh.ok) {
-        if (threadIdx.x == 0)
-            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+/* Partial sums along one axis over the whole array, restarting at tile
+ * borders (chunks are whole slabs, so no segment crosses a chunk): `segs`
+ * segments, segment k has len(k) values `stride` apart from start(k)
+ * (wrapping arithmetic, as on the CPU). Chunks not being decoded are
+ * skipped. */
+template <typename Seg>
+__global__ void __launch_bounds__(kTileThreads)
+    prefix_kernel(const Work w, uint64_t chunk_values, uint64_t segs,
+                  uint64_t stride, Seg seg) {
+    const uint64_t k = (uint64_t)blockIdx.x * kTileThreads + threadIdx.x;
+    if (k >= segs)
         return;
-    }
-    if (sh.flow == LZ_FLOW_RLE) {
-        const uint32_t runs = sh.runs;
-        for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
-            uint32_t lo = 0, hi = runs - 1; /* last run starting <= i */
-            while (lo < hi) {
-                const uint32_t mid = (lo + hi + 1) / 2;
-                if (aux[mid] <= i)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            codes[i] = (uint16_t)v[lo];
-        }
-    } else {
-        const uint32_t nsub = (uint32_t)lz_sub_count(n);
-        const uint8_t *data = payload + data_at;
-        for (uint32_t b = threadIdx.x; b < nsub; b += kThreads) {
-            const uint32_t from = b * LZ_SUB_SYMBOLS;
-            const uint32_t count =
-                n - from < LZ_SUB_SYMBOLS ? n - from : LZ_SUB_SYMBOLS;
-            bad |= !decode_sub(&sh.t, bk.code, data + sub_off[b], sub_bits[b],
-                               codes + from, count);
-        }
-    }
-    if (block_any(bad, &sh.flag)) {
-        if (threadIdx.x == 0)
-            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+    uint64_t start;
+    uint32_t len;
+    seg(k, &start, &len);
+    if (w.dec[start / chunk_values].state != kDecodeOk)
         return;
+    int32_t *v = w.q;
+    uint32_t acc = (uint32_t)v[start];
+    for (uint32_t j = 1; j < len; j++) {
+        const uint64_t i = start + j * stride;
+        acc += (uint32_t)v[i];
+        v[i] = (int32_t)acc;
     }
+}
 
-    /* residuals: code - R, outliers where the code is 0 (exactly there) */
-    uint32_t zeros = 0;
-    for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
-        zeros += codes[i] == 0;
-        v[i] = (int32_t)codes[i] - (int32_t)R;
+struct SegX { /* rows of X values, tiles of tx */
+    uint64_t X, xsegs;
+    uint32_t tx;
+    __device__ void operator()(uint64_t k, uint64_t *st, uint32_t *len) const {
+        const uint64_t r = k / xsegs, x0 = (k % xsegs) * tx;
+        *st = r * X + x0;
+        *len = (uint32_t)(X - x0 < tx ? X - x0 : tx);
     }
-    zeros = block_sum(zeros, sh.sums); /* also orders the writes above */
-    bad = zeros != nout;
-    for (uint32_t k = threadIdx.x; k < nout; k += kThreads) {
-        const uint32_t idx = fz_load32(outl + 8ull * k);
-        bad |= codes[idx] != 0;
-        v[idx] = (int32_t)fz_load32(outl + 8ull * k + 4);
+};
+
+struct SegY { /* planes of Y rows, tiles of ty rows */
+    uint64_t X, Y, ysegs;
+    uint32_t ty;
+    __device__ void operator()(uint64_t k, uint64_t *st, uint32_t *len) const {
+        const uint64_t x = k % X, rest = k / X;
+        const uint64_t y0 = (rest % ysegs) * ty, z = rest / ysegs;
+        *st = (z * Y + y0) * X + x;
+        *len = (uint32_t)(Y - y0 < ty ? Y - y0 : ty);
     }
-    if (block_any(bad, &sh.flag)) {
-        if (threadIdx.x == 0)
-            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
-        return;
+};
+
+struct SegZ { /* planes of X Y values, tiles of tz planes */
+    uint64_t plane, planes;
+    uint32_t tz;
+    __device__ void operator()(uint64_t k, uint64_t *st, uint32_t *len) const {
+        const uint64_t xy = k % plane, z0 = (k / plane) * tz;
+        *st = z0 * plane + xy;
+        *len = (uint32_t)(planes - z0 < tz ? planes - z0 : tz);
     }
+};
+
+template <typename Seg>
+cudaError_t launch_prefix(const Work &w, uint64_t chunk_values, uint64_t segs,
+                          uint64_t stride, Seg seg, cudaStream_t stream) {
+    if (segs == 0)
+        return cudaSuccess;
+    const uint64_t blocks = (segs + kTileThreads - 1) / kTileThreads;
+    prefix_kernel<<<(unsigned)blocks, kTileThreads, 0, stream>>>(
+        w, chunk_values, segs, stride, seg);
+    return cudaGetLastError();
+}
+
+/* The inverse of the Lorenzo differences, in place over the array: the
+ * per-chunk passes of the CPU, chunk borders being tile borders. */
+cudaError_t partial_sums(const fz_header &h, const Work &w,
+                         cudaStream_t stream) {
+    const uint32_t es = fz_dtype_size(h.dtype);
+    const uint64_t n = h.original_bytes / es, cv = h.chunk_bytes / es;
     const lz_geom g = lz_geometry(&h);
-    partial_sums(v, n, g);
+    if (g.pd == 1) {
+        SegX sx = {n, (n + LZ_TILE1 - 1) / LZ_TILE1, LZ_TILE1};
+        return launch_prefix(w, cv, sx.xsegs, 1, sx, stream);
+    }
+    const uint64_t X = g.X, rows = n / X;
+    SegX sx = {X, (X + g.tx - 1) / g.tx, g.tx};
+    cudaError_t err = launch_prefix(w, cv, rows * sx.xsegs, 1, sx, stream);
+    const uint64_t Y = g.pd == 2 ? rows : g.Y;
+    const uint64_t planes = rows / Y;
+    SegY sy = {X, Y, (Y + g.ty - 1) / g.ty, g.ty};
+    if (err == cudaSuccess)
+        err = launch_prefix(w, cv, planes * sy.ysegs * X, X, sy, stream);
+    if (err != cudaSuccess || g.pd < 3)
+        return err;
+    SegZ sz = {X * Y, planes, g.tz};
+    return launch_prefix(w, cv, (planes + g.tz - 1) / g.tz * sz.plane, sz.plane,
+                         sz, stream);
+}
 
-    /* values, then the exact ones over them */
-    for (uint32_t i = threadIdx.x; i < n; i += kThreads) {
+/* Values from the prefix sums, their checksum terms summed per chunk. */
+template <int ES>
+__global__ void __launch_bounds__(kTileThreads)
+    decode_values_kernel(const fz_gpu_args a, const Work w) {
+    typedef Val<ES> V;
+    typedef typename V::U U;
+    __shared__ uint32_t sums[kTileThreads / 32];
+    ChunkDecode *cd;
+    if (!chunk_live(w, &cd))
+        return;
+    TileSpan ts;
+    if (!tile_of(a, chunk_span(a.expect, blockIdx.x, ES).n, &ts))
+        return;
+    const double ebx2 = double_of(cd->ebx2_bits);
+    const int32_t *v = w.q + ts.sp.first;
+    U *out = reinterpret_cast<U *>(a.dst) + ts.sp.first;
+    uint32_t hash = 0;
+    bool bad = false;
+    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
         const int32_t qv = v[i];
         bad |= !(qv < (int32_t)LZ_Q_LIMIT && qv > -(int32_t)LZ_Q_LIMIT);
         const U r = V::recon(qv, ebx2);
         out[i] = r;
         hash += V::hash(r, i);
     }
-    __syncthreads();
+    if (bad)
+        mark_bad(cd);
+    hash = tile_sum(hash, sums);
+    if (threadIdx.x == 0)
+        atomicAdd(&cd->hash, hash);
+}
+
+/* Exceptions: indices strictly increasing, in range, on zero values; the
+ * exact bytes over the reconstruction, the checksum term swapped. */
+template <int ES>
+__global__ void __launch_bounds__(kTileThreads)
+    decode_exception_kernel(const fz_gpu_args a, const Work w) {
+    typedef Val<ES> V;
+    typedef typename V::U U;
+    __shared__ uint32_t sums[kTileThreads / 32];
+    ChunkDecode *cd;
+    if (!chunk_live(w, &cd))
+        return;
+    TileSpan ts;
+    if (!tile_of(a, cd->nexc, &ts))
+        return;
+    const uint32_t n = ts.sp.n;
+    const double ebx2 = double_of(cd->ebx2_bits);
     const U zero = V::recon(0, ebx2);
-    for (uint32_t k = threadIdx.x; k < nexc; k += kThreads) {
+    const uint8_t *excl =
+        a.src + cd->lists_at + (uint64_t)cd->nout * LZ_OUTLIER_BYTES;
+    const int32_t *v = w.q + ts.sp.first;
+    U *out = reinterpret_cast<U *>(a.dst) + ts.sp.first;
+    uint32_t hash = 0;
+    bool bad = false;
+    for (uint32_t k = ts.lo + threadIdx.x; k < ts.hi; k += kTileThreads) {
         const uint8_t *e = excl + (4ull + ES) * k;
         const uint32_t idx = fz_load32(e);
+        if (idx >= n || (k > 0 && idx <= fz_load32(e - (4 + ES))) ||
+            v[idx] != 0) {
+            bad = true;
+            continue;
+        }
         U b = 0;
         for (int j = ES - 1; j >= 0; j--)
             b = (b << 8) | e[4 + j];
-        bad |= v[idx] != 0;
         out[idx] = b;
         hash += V::hash(b, idx) - V::hash(zero, idx);
     }
-    hash = block_sum(hash, sh.sums);
-    if (block_any(bad, &sh.flag)) {
-        if (threadIdx.x == 0)
-            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+    if (bad)
+        mark_bad(cd);
+    hash = tile_sum(hash, sums);
+    if (threadIdx.x == 0)
+        atomicAdd(&cd->hash, hash);
+}
+
+/* Per chunk: the outliers were exactly the zero codes, no check failed,
+ * the checksum. */
+__global__ void decode_finish_kernel(const fz_gpu_args a, const Work w) {
+    const uint64_t c = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= a.expect.chunk_count)
+        return;
+    const ChunkDecode &cd = w.dec[c];
+    if (cd.state != kDecodeOk)
+        return; /* verbatim and failed chunks are reported already */
+    const uint64_t raw =
+        chunk_span(a.expect, c, fz_dtype_size(a.expect.dtype)).raw;
+    if (cd.bad || cd.zeros != cd.nout)
+        fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+    else if (cd.check && fz_hash_final(cd.hash, raw / 4) != cd.want)
+        fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
+}
+
+/* ------------------------------------------------ compression (grid) */
+typedef cub::BlockScan<uint32_t, kTileThreads> TileScan;
+constexpr uint32_t kPerThread = kTile / kTileThreads;
+/* 32-bit words of the largest sub-block (every code LZ_HUFF_MAXLEN). */
+constexpr uint32_t kSubWords = kTile * LZ_HUFF_MAXLEN / 32;
+
+__device__ uint32_t *tile_slot(const Work &w, uint32_t *arr) {
+    return arr + blockIdx.x * w.subs_per_chunk + blockIdx.y;
+}
+
+__device__ bool bound_is_zero(const fz_gpu_args &a) {
+    return double_of(a.scratch->bound_eff_bits) == 0.0;
+}
+
+/* The items of a tile with pred(i), in increasing order: emit(i, base +
+ * rank). Blocked: thread k owns kPerThread consecutive items. */
+template <typename Pred, typename Emit>
+__device__ void tile_compact(const TileSpan &ts, uint32_t base,
+                             TileScan::TempStorage &tmp, Pred pred, Emit emit) {
+    const uint32_t first = ts.lo + threadIdx.x * kPerThread;
+    uint32_t f = 0;
+    for (uint32_t j = 0; j < kPerThread; j++)
+        f += first + j < ts.hi && pred(first + j);
+    uint32_t rank;
+    TileScan(tmp).ExclusiveSum(f, rank);
+    __syncthreads(); /* tmp may be reused next */
+    uint32_t r = base + rank;
+    for (uint32_t j = 0; j < kPerThread; j++)
+        if (first + j < ts.hi && pred(first + j))
+            emit(first + j, r++);
+}
+
+/* Prequantization, exception flags, checksums of what decoding returns
+ * and of the input, summed per chunk; exceptions per tile. */
+template <int ES>
+__global__ void __launch_bounds__(kTileThreads)
+    quant_kernel(const fz_gpu_args a, const Work w) {
+    typedef Val<ES> V;
+    typedef typename V::U U;
+    __shared__ uint32_t sums[3][kTileThreads / 32];
+    TileSpan ts;
+    if (!tile_of(a, chunk_n(a), &ts))
+        return;
+    const double eb = double_of(a.scratch->bound_eff_bits);
+    const double ebx2 = lz_ebx2(eb);
+    const U *src = reinterpret_cast<const U *>(a.src) + ts.sp.first;
+    int32_t *q = w.q + ts.sp.first;
+    uint8_t *exc = w.exc + ts.sp.first;
+    uint32_t hash_recon = 0, hash_raw = 0, nexc = 0;
+    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
+        const U b = src[i];
+        int32_t qi = 0;
+        const bool ok = V::quant(b, eb, ebx2, &qi);
+        hash_raw += V::hash(b, i);
+        hash_recon += V::hash(ok ? V::recon(qi, ebx2) : b, i);
+        nexc += !ok;
+        q[i] = qi;
+        exc[i] = ok ? 0 : 1;
+    }
+    hash_recon = tile_sum(hash_recon, sums[0]);
+    hash_raw = tile_sum(hash_raw, sums[1]);
+    nexc = tile_sum(nexc, sums[2]);
+    if (threadIdx.x == 0) {
+        ChunkAcc *acc = &w.acc[blockIdx.x];
+        atomicAdd(&acc->hash_recon, hash_recon);
+        atomicAdd(&acc->hash_raw, hash_raw);
+        atomicAdd(&acc->nexc, nexc);
+        *tile_slot(w, w.tile_exc) = nexc;
+    }
+}
+
+/* Quant codes, the chunk histogram (warp-aggregated: smooth data gives
+ * long runs of one code), zero codes (outliers) per tile. */
+__global__ void __launch_bounds__(kTileThreads)
+    codes_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ uint32_t hist[kSharedHist];
+    __shared__ uint32_t sums[kTileThreads / 32];
+    TileSpan ts;
+    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
+        return;
+    const uint32_t R = a.expect.codec_params[0], S = w.nsym;
+    const bool shared_hist = S <= kSharedHist;
+    uint32_t *chunk_hist = w.hist + (uint64_t)blockIdx.x * S;
+    if (shared_hist)
+        for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
+            hist[s] = 0;
+    __syncthreads();
+    const lz_geom g = lz_geometry(&a.expect);
+    const int32_t *q = w.q + ts.sp.first;
+    uint16_t *codes = w.codes + ts.sp.first;
+    uint32_t zeros = 0;
+    for (uint32_t base = ts.lo; base < ts.hi; base += kTileThreads) {
+        const uint32_t i = base + threadIdx.x; /* warp-uniform trips */
+        uint32_t code = UINT32_MAX;            /* no code */
+        if (i < ts.hi) {
+            code = lz_code_of(residual(q, i, g), R);
+            codes[i] = (uint16_t)code;
+            zeros += code == 0;
+        }
+        const uint32_t peers = __match_any_sync(FZ_FULL_MASK, code);
+        if (code != UINT32_MAX && (int)(threadIdx.x & 31) == __ffs(peers) - 1)
+            atomicAdd(shared_hist ? &hist[code] : &chunk_hist[code],
+                      (uint32_t)__popc(peers));
+    }
+    __syncthreads();
+    if (shared_hist)
+        for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
+            if (hist[s])
+                atomicAdd(&chunk_hist[s], hist[s]);
+    zeros = tile_sum(zeros, sums);
+    if (threadIdx.x == 0)
+        *tile_slot(w, w.tile_out) = zeros;
+}
+
+/* Books up to this size (the default alphabet: 1024 symbols, 44 KiB) are
+ * built in shared memory: lz_huff_lengths walks its scratch serially, so
+ * the latency of each access counts. */
+constexpr uint64_t kSharedBook = 48u << 10;
+
+/* Code lengths (one thread per chunk: the CPU's construction), canonical
+ * codes, the used symbol range; a shared-memory book is then copied to
+ * the chunk's book by the warp. */
+__global__ void lengths_kernel(const fz_gpu_args a, const Work w) {
+    extern __shared__ __align__(16) uint8_t book_shared[];
+    if (bound_is_zero(a))
+        return;
+    const uint64_t c = blockIdx.x;
+    const uint32_t S = w.nsym;
+    const Book chunk_book = book_of(w, c);
+    const bool in_shared = w.book_stride <= kSharedBook;
+    const Book bk = in_shared ? book_at(book_shared, S) : chunk_book;
+    if (threadIdx.x == 0) {
+        lz_huff_lengths(w.hist + c * S, S, bk.len, bk.s);
+        uint32_t lo = 0, hi = S - 1;
+        while (!bk.len[lo])
+            lo++;
+        while (!bk.len[hi])
+            hi--;
+        uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1],
+            base[LZ_HUFF_MAXLEN + 1];
+        lz_canonical(bk.len, S, count, first, base);
+        for (uint32_t s = lo; s <= hi; s++)
+            if (bk.len[s])
+                bk.code[s] = first[bk.len[s]]++;
+        w.plan[c].lo = lo;
+        w.plan[c].hi = hi;
+    }
+    if (!in_shared)
+        return;
+    __syncthreads();
+    for (uint32_t s = threadIdx.x; s < S; s += blockDim.x) {
+        chunk_book.len[s] = bk.len[s];
+        if (bk.len[s]) /* unused symbols have no code */
+            chunk_book.code[s] = bk.code[s];
+    }
+}
+
+/* Bits of each sub-block (= tile) and run starts per tile. */
+__global__ void __launch_bounds__(kTileThreads)
+    bits_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ uint32_t sums[2][kTileThreads / 32];
+    TileSpan ts;
+    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
+        return;
+    const uint8_t *len = book_of(w, blockIdx.x).len;
+    const uint16_t *codes = w.codes + ts.sp.first;
+    uint32_t bits = 0, starts = 0;
+    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
+        bits += len[codes[i]];
+        starts += i == 0 || codes[i] != codes[i - 1];
+    }
+    bits = tile_sum(bits, sums[0]);
+    starts = tile_sum(starts, sums[1]);
+    if (threadIdx.x == 0) {
+        *tile_slot(w, w.sub_bits) = bits;
+        *tile_slot(w, w.tile_runs) = starts;
+    }
+}
+
+/* out[k] = sum of f(in[j]) over j < k for k < T (in == out allowed);
+ * returns the total. One block. */
+template <typename F>
+__device__ uint32_t scan_tiles(const uint32_t *in, uint32_t *out, uint32_t T,
+                               Scan::TempStorage &tmp, F f) {
+    uint32_t done = 0;
+    for (uint32_t base = 0; base < T; base += kThreads) {
+        const uint32_t k = base + threadIdx.x;
+        const uint32_t x = k < T ? f(in[k]) : 0u;
+        uint32_t rank, agg;
+        Scan(tmp).ExclusiveSum(x, rank, agg);
+        if (k < T)
+            out[k] = done + rank;
+        done += agg;
+        __syncthreads(); /* tmp is reused */
+    }
+    return done;
+}
+
+/* Per chunk: tile offsets of the sub-blocks, run starts, outliers and
+ * exceptions; the run count and the Huffman data bytes. */
+__global__ void __launch_bounds__(kThreads)
+    tile_scan_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ Scan::TempStorage tmp;
+    if (bound_is_zero(a))
+        return;
+    const uint64_t c = blockIdx.x, at = c * w.subs_per_chunk;
+    const uint32_t T = (uint32_t)lz_sub_count(chunk_n(a));
+    auto bytes = [](uint32_t bits) { return (bits + 7) / 8; };
+    auto same = [](uint32_t x) { return x; };
+    const uint32_t data =
+        scan_tiles(w.sub_bits + at, w.sub_off + at, T, tmp, bytes);
+    const uint32_t runs =
+        scan_tiles(w.tile_runs + at, w.tile_runs + at, T, tmp, same);
+    scan_tiles(w.tile_out + at, w.tile_out + at, T, tmp, same);
+    scan_tiles(w.tile_exc + at, w.tile_exc + at, T, tmp, same);
+    if (threadIdx.x == 0) {
+        w.plan[c].runs = runs;
+        w.plan[c].data = data;
+    }
+}
+
+/* Run starts in order into aux. */
+__global__ void __launch_bounds__(kTileThreads)
+    run_starts_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ TileScan::TempStorage tmp;
+    TileSpan ts;
+    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
+        return;
+    const uint16_t *codes = w.codes + ts.sp.first;
+    uint32_t *aux = w.aux + ts.sp.first;
+    tile_compact(
+        ts, *tile_slot(w, w.tile_runs), tmp,
+        [&](uint32_t i) { return i == 0 || codes[i] != codes[i - 1]; },
+        [&](uint32_t i, uint32_t r) { aux[r] = i; });
+}
+
+/* RLE bytes of one run: u16 symbol, LEB128 length. */
+__device__ uint32_t run_bytes(const uint32_t *aux, uint32_t r, uint32_t runs,
+                              uint32_t n) {
+    return 2 + lz_leb_bytes((r + 1 < runs ? aux[r + 1] : n) - aux[r]);
+}
+
+/* RLE bytes per tile of runs. */
+__global__ void __launch_bounds__(kTileThreads)
+    rle_tile_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ uint32_t sums[kTileThreads / 32];
+    TileSpan ts;
+    if (bound_is_zero(a) || !tile_of(a, w.plan[blockIdx.x].runs, &ts))
+        return;
+    const uint32_t *aux = w.aux + ts.sp.first;
+    const uint32_t runs = w.plan[blockIdx.x].runs;
+    uint32_t bytes = 0;
+    for (uint32_t r = ts.lo + threadIdx.x; r < ts.hi; r += kTileThreads)
+        bytes += run_bytes(aux, r, runs, ts.sp.n);
+    bytes = tile_sum(bytes, sums);
+    if (threadIdx.x == 0)
+        *tile_slot(w, w.tile_rle) = bytes;
+}
+
+/* Per chunk: RLE tile offsets, the workflow, size and table entry. */
+template <int ES>
+__global__ void __launch_bounds__(kThreads)
+    finalize_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ Scan::TempStorage tmp;
+    const fz_header &h = a.expect;
+    const uint64_t c = blockIdx.x;
+    const ChunkSpan sp = chunk_span(h, c, ES);
+    const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
+    const ChunkAcc acc = w.acc[c];
+    if (bound_is_zero(a)) { /* REL of constant data: verbatim */
+        if (threadIdx.x == 0) {
+            ChunkPlan p = {kVerbatim, (uint32_t)sp.raw, 0, 0, 0, 0, 0, 0};
+            w.plan[c] = p;
+            w.sizes[c] = sp.raw;
+            fz_gpu_put_entry(a, c, (uint32_t)sp.raw, checksums, acc.hash_raw,
+                             sp.raw);
+            atomicAdd(&a.scratch->payload_total, (unsigned long long)sp.raw);
+        }
         return;
     }
-    if (threadIdx.x == 0 && check && fz_hash_final(hash, sp.raw / 4) != sh.want)
-        fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
+    ChunkPlan p = w.plan[c];
+    uint32_t *rle_tiles = w.tile_rle + c * w.subs_per_chunk;
+    const uint64_t rle =
+        4 + (uint64_t)scan_tiles(rle_tiles, rle_tiles,
+                                 (uint32_t)lz_sub_count(p.runs), tmp,
+                                 [](uint32_t x) { return x; });
+    if (threadIdx.x != 0)
+        return;
+    const uint32_t nsub = (uint32_t)lz_sub_count(sp.n);
+    const uint64_t huff =
+        4 + lz_lengths_bytes(p.lo, p.hi) + 4ull * nsub + p.data;
+    const uint32_t nout = w.hist[c * w.nsym];
+    const uint64_t lists = LZ_CHUNK_HEAD + (uint64_t)nout * LZ_OUTLIER_BYTES +
+                           (uint64_t)acc.nexc * (4 + ES);
+    const bool use_rle = rle < huff;
+    const uint64_t total = lists + (use_rle ? rle : huff);
+    p.flow = total >= sp.raw ? kVerbatim : use_rle ? kRle : kHuffman;
+    p.size = (uint32_t)(p.flow == kVerbatim ? sp.raw : total);
+    p.nout = nout;
+    p.nexc = acc.nexc;
+    w.plan[c] = p;
+    w.sizes[c] = p.size;
+    fz_gpu_put_entry(a, c, p.size, checksums,
+                     p.flow == kVerbatim ? acc.hash_raw : acc.hash_recon,
+                     sp.raw);
+    atomicAdd(&a.scratch->payload_total, (unsigned long long)p.size);
+}
+
+/* Sub-block `t` of the chunk: every thread packs its kPerThread codes at
+ * their scanned bit offsets into shared words (big-endian bit order, so
+ * word k holds bytes 4k..4k+3 MSB first), then the exact bytes go out:
+ * MSB-first codes, zero padding, as lz_huff_write_sub. */
+__device__ void encode_tile(const uint16_t *codes, uint32_t from, uint32_t end,
+                            uint32_t bits, const Book &bk, uint8_t *o,
+                            uint32_t *words, TileScan::TempStorage &tmp) {
+    const uint32_t nwords = (bits + 31) / 32;
+    for (uint32_t k = threadIdx.x; k < nwords; k += kTileThreads)
+        words[k] = 0;
+    const uint32_t first = from + threadIdx.x * kPerThread;
+    uint32_t mine = 0;
+    for (uint32_t j = 0; j < kPerThread; j++)
+        if (first + j < end)
+            mine += bk.len[codes[first + j]];
+    uint32_t pos;
+    TileScan(tmp).ExclusiveSum(mine, pos); /* also orders the zeroing */
+    __syncthreads();
+    for (uint32_t j = 0; j < kPerThread; j++) {
+        if (first + j >= end)
+            break;
+        const uint32_t s = codes[first + j], l = bk.len[s];
+        const uint64_t v = (uint64_t)bk.code[s] << (64 - l - (pos & 31));
+        atomicOr(&words[pos >> 5], (uint32_t)(v >> 32));
+        if ((uint32_t)v) /* the code reaches into the next word */
+            atomicOr(&words[(pos >> 5) + 1], (uint32_t)v);
+        pos += l;
+    }
+    __syncthreads();
+    for (uint32_t k = threadIdx.x; k < (bits + 7) / 8; k += kTileThreads)
+        o[k] = (uint8_t)(words[k >> 2] >> (24 - 8 * (k & 3)));
+}
+
+struct __align__(16) WriteShared {
+    TileScan::TempStorage scan;
+    uint32_t words[kSubWords];
+};
+
+/* Grid (chunks, tiles): the tile's share of the chunk's bytes. */
+template <int ES>
+__global__ void __launch_bounds__(kTileThreads)
+    write_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ WriteShared sh;
+    const fz_header &h = a.expect;
+    const uint64_t c = blockIdx.x;
+    const uint32_t t = blockIdx.y;
+    const ChunkSpan sp = chunk_span(h, c, ES);
+    const uint32_t n = sp.n;
+    const ChunkPlan p = w.plan[c];
+    const uint64_t at = a.payload_off + w.offs[c];
+    if (at + p.size > a.dst_capacity) {
+        if (threadIdx.x == 0 && t == 0)
+            fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
+        return;
+    }
+    uint8_t *out = a.dst + at;
+    const uint8_t *in = a.src + sp.first * ES;
+    if (p.flow == kVerbatim) {
+        const uint64_t lo = (uint64_t)t * kTile * ES;
+        const uint64_t hi = sp.raw - lo < kTile * ES ? sp.raw : lo + kTile * ES;
+        if (lo >= sp.raw)
+            return;
+        if (((uintptr_t)out & 3) == 0) /* lo, hi: multiples of 4 */
+            for (uint64_t k = lo / 4 + threadIdx.x; k < hi / 4;
+                 k += kTileThreads)
+                reinterpret_cast<uint32_t *>(out)[k] =
+                    reinterpret_cast<const uint32_t *>(in)[k];
+        else
+            for (uint64_t k = lo + threadIdx.x; k < hi; k += kTileThreads)
+                out[k] = in[k];
+        return;
+    }
+    const int32_t *q = w.q + sp.first;
+    const uint16_t *codes = w.codes + sp.first;
+    const uint8_t *exc = w.exc + sp.first;
+    const uint32_t *aux = w.aux + sp.first;
+    const lz_geom g = lz_geometry(&h);
+    if (threadIdx.x == 0 && t == 0) {
+        out[0] = (uint8_t)p.flow;
+        out[1] = out[2] = out[3] = 0;
+        put32(out + 4, p.nout);
+        put32(out + 8, p.nexc);
+    }
+    uint8_t *o = out + LZ_CHUNK_HEAD;
+    uint8_t *e = o + (uint64_t)p.nout * LZ_OUTLIER_BYTES;
+    uint8_t *s = e + (uint64_t)p.nexc * (4 + ES);
+    TileSpan ts;
+    if (tile_of(a, n, &ts)) {
+        tile_compact(
+            ts, *tile_slot(w, w.tile_out), sh.scan,
+            [&](uint32_t i) { return codes[i] == 0; },
+            [&](uint32_t i, uint32_t r) {
+                put32(o + (uint64_t)r * LZ_OUTLIER_BYTES, i);
+                put32(o + (uint64_t)r * LZ_OUTLIER_BYTES + 4,
+                      (uint32_t)residual(q, i, g));
+            });
+        tile_compact(
+            ts, *tile_slot(w, w.tile_exc), sh.scan,
+            [&](uint32_t i) { return exc[i] != 0; },
+            [&](uint32_t i, uint32_t r) {
+                uint8_t *d = e + (uint64_t)r * (4 + ES);
+                put32(d, i);
+                for (int k = 0; k < ES; k++)
+                    d[4 + k] = in[(uint64_t)i * ES + k];
+            });
+    }
+    if (p.flow == kRle) {
+        if (threadIdx.x == 0 && t == 0)
+            put32(s, p.runs);
+        if (!tile_of(a, p.runs, &ts))
+            return;
+        const uint32_t first = ts.lo + threadIdx.x * kPerThread;
+        uint32_t mine = 0;
+        for (uint32_t j = 0; j < kPerThread; j++)
+            if (first + j < ts.hi)
+                mine += run_bytes(aux, first + j, p.runs, n);
+        uint32_t rank;
+        TileScan(sh.scan).ExclusiveSum(mine, rank);
+        uint8_t *d = s + 4 + *tile_slot(w, w.tile_rle) + rank;
+        for (uint32_t j = 0; j < kPerThread && first + j < ts.hi; j++) {
+            const uint32_t r = first + j;
+            const uint32_t sym = codes[aux[r]];
+            uint32_t v = (r + 1 < p.runs ? aux[r + 1] : n) - aux[r];
+            *d++ = (uint8_t)sym;
+            *d++ = (uint8_t)(sym >> 8);
+            for (; v >= 128; v >>= 7)
+                *d++ = (uint8_t)(0x80 | (v & 0x7F));
+            *d++ = (uint8_t)v;
+        }
+        return;
+    }
+    /* Huffman: range, 5-bit lengths, sub-block sizes, sub-blocks */
+    const Book bk = book_of(w, c);
+    const uint32_t lo = p.lo, hi = p.hi;
+    const uint32_t tbytes = lz_lengths_bytes(lo, hi), count = hi - lo + 1;
+    if (t == 0) {
+        if (threadIdx.x == 0) {
+            s[0] = (uint8_t)lo;
+            s[1] = (uint8_t)(lo >> 8);
+            s[2] = (uint8_t)hi;
+            s[3] = (uint8_t)(hi >> 8);
+        }
+        for (uint32_t j = threadIdx.x; j < tbytes; j += kTileThreads) {
+            uint32_t byte = 0;
+            for (uint32_t k = 0; k < 8; k++) {
+                const uint32_t pos = 8 * j + k, sym = pos / 5;
+                const uint32_t bit =
+                    sym < count ? (bk.len[lo + sym] >> (4 - pos % 5)) & 1u : 0u;
+                byte |= bit << (7 - k);
+            }
+            s[4 + j] = (uint8_t)byte;
+        }
+    }
+    const uint32_t nsub = (uint32_t)lz_sub_count(n);
+    if (t >= nsub)
+        return;
+    uint8_t *sizes = s + 4 + tbytes;
+    uint8_t *data = sizes + 4ull * nsub;
+    const uint32_t bits = *tile_slot(w, w.sub_bits);
+    if (threadIdx.x == 0)
+        put32(sizes + 4ull * t, bits);
+    __syncthreads(); /* sh.scan was last used by tile_compact */
+    encode_tile(codes, ts.lo, ts.hi, bits, bk, data + *tile_slot(w, w.sub_off),
+                sh.words, sh.scan);
 }
 
 Work work_of(const fz_gpu_args *a) {
@@ -971,19 +1379,34 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
     (void)sm_count;
     const Work w = work_of(a);
     const fz_header &h = a->expect;
-    const unsigned grid = (unsigned)h.chunk_count;
-    cudaError_t err = cudaSuccess;
-    if (w.nsym > kSharedHist)
-        err = cudaMemsetAsync(w.hist, 0, 4ull * h.chunk_count * w.nsym, stream);
+    const unsigned C = (unsigned)h.chunk_count;
+    const dim3 per_tile(C, (unsigned)w.subs_per_chunk);
+    const bool f32 = h.dtype == 1;
+    cudaError_t err =
+        cudaMemsetAsync(w.hist, 0, 4ull * h.chunk_count * w.nsym, stream);
+    if (err == cudaSuccess)
+        err =
+            cudaMemsetAsync(w.acc, 0, sizeof(ChunkAcc) * h.chunk_count, stream);
     if (err == cudaSuccess && h.mode == 2)
         err = fz_gpu_value_range(a, stream);
     if (err != cudaSuccess)
         return err;
     resolve_bound<<<1, 1, 0, stream>>>(*a);
-    if (h.dtype == 1)
-        plan_kernel<4><<<grid, kThreads, 0, stream>>>(*a, w);
+    if (f32)
+        quant_kernel<4><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     else
-        plan_kernel<8><<<grid, kThreads, 0, stream>>>(*a, w);
+        quant_kernel<8><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    codes_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    lengths_kernel<<<C, 32, w.book_stride <= kSharedBook ? w.book_stride : 0,
+                     stream>>>(*a, w);
+    bits_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    tile_scan_kernel<<<C, kThreads, 0, stream>>>(*a, w);
+    run_starts_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    rle_tile_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    if (f32)
+        finalize_kernel<4><<<C, kThreads, 0, stream>>>(*a, w);
+    else
+        finalize_kernel<8><<<C, kThreads, 0, stream>>>(*a, w);
     err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
@@ -992,10 +1415,10 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
                                         (int64_t)h.chunk_count, stream);
     if (err != cudaSuccess)
         return err;
-    if (h.dtype == 1)
-        write_kernel<4><<<grid, kThreads, 0, stream>>>(*a, w);
+    if (f32)
+        write_kernel<4><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     else
-        write_kernel<8><<<grid, kThreads, 0, stream>>>(*a, w);
+        write_kernel<8><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     return cudaGetLastError();
 }
 
@@ -1003,10 +1426,37 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
                                       cudaStream_t stream) {
     (void)sm_count;
     const Work w = work_of(a);
-    const unsigned grid = (unsigned)a->expect.chunk_count;
-    if (a->expect.dtype == 1)
-        decode_kernel<4><<<grid, kThreads, 0, stream>>>(*a, w);
+    const fz_header &h = a->expect;
+    const unsigned C = (unsigned)h.chunk_count;
+    const unsigned tiles = (unsigned)w.subs_per_chunk;
+    const dim3 per_tile(C, tiles);
+    const dim3 per_sub(C, (tiles + kSubThreads - 1) / kSubThreads);
+    const bool f32 = h.dtype == 1;
+    if (f32)
+        decode_head_kernel<4><<<C, kThreads, 0, stream>>>(*a, w);
     else
-        decode_kernel<8><<<grid, kThreads, 0, stream>>>(*a, w);
+        decode_head_kernel<8><<<C, kThreads, 0, stream>>>(*a, w);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    decode_huffman_kernel<<<per_sub, kSubThreads, 0, stream>>>(*a, w);
+    decode_runs_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    decode_residual_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    decode_outlier_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = partial_sums(h, w, stream);
+    if (err != cudaSuccess)
+        return err;
+    if (f32) {
+        decode_values_kernel<4><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+        decode_exception_kernel<4>
+            <<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    } else {
+        decode_values_kernel<8><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+        decode_exception_kernel<8>
+            <<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    }
+    decode_finish_kernel<<<(C + 255) / 256, 256, 0, stream>>>(*a, w);
     return cudaGetLastError();
 }
