@@ -130,7 +130,7 @@ typedef struct fz_params {
                                  at most FZ_MAX_THREADS used (not stored) */
     int32_t codec_options[4]; /* codec-specific, 0 = default; see below */
     uint32_t gpu_streams;     /* FZ_EXEC_GPU: CUDA streams of the pipeline,
-                                 0 = chosen from the device, at most
+                                 0 = the default (2), at most
                                  FZ_MAX_GPU_STREAMS (not stored) */
     uint32_t batch_kib;       /* KiB of input per pipeline batch (whole
                                  chunks, at least one), 0 = default; also
