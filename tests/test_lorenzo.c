@@ -23,52 +23,6 @@
 
 static unsigned cases_run;
 
-static uint64_t dbits(double d) {
-    uint64_t b;
-    memcpy(&b, &d, sizeof b);
-    return b;
-}
-
-static uint64_t bits_at(fz_dtype t, const void *a, size_t i) {
-    if (t == FZ_F32) {
-        uint32_t b;
-        memcpy(&b, (const uint8_t *)a + 4 * i, 4);
-        return b;
-    }
-    uint64_t b;
-    memcpy(&b, (const uint8_t *)a + 8 * i, 8);
-    return b;
-}
-
-static double value_at(fz_dtype t, const void *a, size_t i) {
-    if (t == FZ_F32) {
-        float f;
-        memcpy(&f, (const uint8_t *)a + 4 * i, 4);
-        return f;
-    }
-    double d;
-    memcpy(&d, (const uint8_t *)a + 8 * i, 8);
-    return d;
-}
-
-static void set_value(fz_dtype t, void *a, size_t i, double v) {
-    if (t == FZ_F32) {
-        float f = (float)v;
-        memcpy((uint8_t *)a + 4 * i, &f, 4);
-    } else {
-        memcpy((uint8_t *)a + 8 * i, &v, 8);
-    }
-}
-
-static void set_bits(fz_dtype t, void *a, size_t i, uint64_t b) {
-    if (t == FZ_F32) {
-        uint32_t b32 = (uint32_t)b;
-        memcpy((uint8_t *)a + 4 * i, &b32, 4);
-    } else {
-        memcpy((uint8_t *)a + 8 * i, &b, 8);
-    }
-}
-
 /* NaN, infinity, subnormal or -0.0: must come back bit for bit. */
 static int exact_kind(fz_dtype t, uint64_t b) {
     if (t == FZ_F32)
@@ -88,7 +42,7 @@ static double requested_abs(const fz_params *p, const void *src, size_t n) {
         return p->bound;
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < n; i++) {
-        double v = value_at(p->dtype, src, i);
+        double v = tu_value_at(p->dtype, src, i);
         if (isfinite(v)) {
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;
@@ -105,8 +59,8 @@ static double requested_abs(const fz_params *p, const void *src, size_t n) {
 static void check_values(fz_dtype t, const void *src, const void *out, size_t n,
                          double abs_b, double eff) {
     for (size_t i = 0; i < n; i++) {
-        const uint64_t a = bits_at(t, src, i), b = bits_at(t, out, i);
-        const double o = value_at(t, src, i), d = value_at(t, out, i);
+        const uint64_t a = tu_bits_at(t, src, i), b = tu_bits_at(t, out, i);
+        const double o = tu_value_at(t, src, i), d = tu_value_at(t, out, i);
         char detail[300];
         snprintf(detail, sizeof detail,
                  "value %zu: original %.17g (0x%llx) decoded %.17g (0x%llx), "
@@ -144,7 +98,7 @@ static uint8_t *round_trip(const fz_params *p, const void *src, size_t *size) {
     CHECK_EQ_U64(info.compressed_bytes, *size);
     const double abs_b = requested_abs(p, src, (size_t)n);
     if (p->mode == FZ_MODE_ABS)
-        CHECK_EQ_U64(dbits(info.bound_effective), dbits(p->bound));
+        CHECK_EQ_U64(tu_dbits(info.bound_effective), tu_dbits(p->bound));
     CHECK(info.bound_effective <= abs_b);
     tu_buf out = tu_buf_alloc((size_t)bytes);
     CHECK_OK(fz_decompress(s.data, *size, out.data, (size_t)bytes, NULL, &got));
@@ -246,7 +200,7 @@ static void group_adversarial(void) {
                     v = nextafter(v, -INFINITY);
                 if (i % 17 == 0)
                     v = (double)(int64_t)tu_below(&r, 1000) * 2 * eb;
-                set_value(t, src, i, v);
+                tu_set_value(t, src, i, v);
             }
             const uint64_t dims2[2] = {100, 60}, dims3[3] = {10, 20, 30},
                            dims1[1] = {n};
@@ -281,11 +235,11 @@ static void group_extremes(void) {
             double v = ldexp(m, e);
             if (!isfinite(v) || (t == FZ_F32 && !isfinite((float)v)))
                 v = t == FZ_F32 ? FLT_MAX : DBL_MAX;
-            set_value(t, src, i, i & 1 ? -v : v);
+            tu_set_value(t, src, i, i & 1 ? -v : v);
         }
-        set_value(t, src, 5, t == FZ_F32 ? FLT_MAX : DBL_MAX);
-        set_value(t, src, 6, t == FZ_F32 ? -FLT_MAX : -DBL_MAX);
-        set_value(t, src, 7, t == FZ_F32 ? FLT_MIN : DBL_MIN);
+        tu_set_value(t, src, 5, t == FZ_F32 ? FLT_MAX : DBL_MAX);
+        tu_set_value(t, src, 6, t == FZ_F32 ? -FLT_MAX : -DBL_MAX);
+        tu_set_value(t, src, 7, t == FZ_F32 ? FLT_MIN : DBL_MIN);
         for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
             const uint64_t dims[2] = {50, 80};
             tu_context("wide magnitudes %s ABS %g", tu_dtype_name(t),
@@ -312,9 +266,10 @@ static void group_special(void) {
         tu_fill(TU_GEN_SMOOTH, t, src, n, 5);
         for (size_t i = 0; i < n; i += 7) {
             const size_t k = (i / 7) % ns;
-            set_bits(t, src, i, t == FZ_F32 ? s32[k] : s64[k]);
+            tu_set_bits(t, src, i, t == FZ_F32 ? s32[k] : s64[k]);
         }
-        set_bits(t, src, 1, t == FZ_F32 ? 0x80000000u : 0x8000000000000000ull);
+        tu_set_bits(t, src, 1,
+                    t == FZ_F32 ? 0x80000000u : 0x8000000000000000ull);
         const uint64_t dims[3] = {15, 10, 20};
         for (int m = 1; m <= 2; m++) {
             tu_context("specials among smooth data %s mode %d",
@@ -325,7 +280,7 @@ static void group_special(void) {
         /* only specials */
         for (size_t i = 0; i < n; i++) {
             const size_t k = i % ns;
-            set_bits(t, src, i, t == FZ_F32 ? s32[k] : s64[k]);
+            tu_set_bits(t, src, i, t == FZ_F32 ? s32[k] : s64[k]);
         }
         tu_context("only specials %s", tu_dtype_name(t));
         fz_params p = lz_params(t, 3, dims, FZ_MODE_ABS, 1e-3);
@@ -355,9 +310,9 @@ static void group_constant(void) {
         CHECK(case_ratio(&p, src) > 100);
         /* a linear ramp: the 3-D Lorenzo residual is 0 inside tiles */
         for (size_t i = 0; i < n; i++)
-            set_value(t, src, i,
-                      0.5 * (double)(i % 64) + (double)((i / 64) % 64) +
-                          2.0 * (double)(i / 4096));
+            tu_set_value(t, src, i,
+                         0.5 * (double)(i % 64) + (double)((i / 64) % 64) +
+                             2.0 * (double)(i / 4096));
         tu_context("ramp %s", tu_dtype_name(t));
         CHECK(case_ratio(&p, src) > 20);
         tu_fill(TU_GEN_SMOOTH, t, src, n, 3);
@@ -706,17 +661,17 @@ static void pinned_fill(fz_dtype t, void *a, size_t n, uint64_t seed,
         const int64_t x = (int64_t)(i % 97), y = (int64_t)((i / 97) % 61);
         const int64_t base = x * x - 3 * x * y + 40 * y - 2000;
         const int64_t noise = (int64_t)tu_below(&r, 64) - 32;
-        set_value(t, a, i, (double)(base * 64 + noise) * 0x1p-10);
+        tu_set_value(t, a, i, (double)(base * 64 + noise) * 0x1p-10);
         if (specials && i % 211 == 5)
-            set_bits(t, a, i,
-                     t == FZ_F32 ? 0x7FC00001u : 0x7FF0000000000123ull);
+            tu_set_bits(t, a, i,
+                        t == FZ_F32 ? 0x7FC00001u : 0x7FF0000000000123ull);
         if (specials && i % 307 == 9)
-            set_bits(t, a, i,
-                     t == FZ_F32 ? 0x80000000u : 0x8000000000000000ull);
+            tu_set_bits(t, a, i,
+                        t == FZ_F32 ? 0x80000000u : 0x8000000000000000ull);
         if (specials && i % 401 == 3)
-            set_bits(t, a, i, 1);
+            tu_set_bits(t, a, i, 1);
         if (specials && i % 503 == 7)
-            set_value(t, a, i, (i & 1) ? INFINITY : -INFINITY);
+            tu_set_value(t, a, i, (i & 1) ? INFINITY : -INFINITY);
     }
 }
 
@@ -762,7 +717,7 @@ static void group_bytes(void) {
         pinned_fill(c->t, src, n, 100 + k, c->specials);
         if (c->runs)
             for (size_t i = 0; i < n; i++)
-                set_value(c->t, src, i, (double)((i / 1000) % 5) * 0.25);
+                tu_set_value(c->t, src, i, (double)((i / 1000) % 5) * 0.25);
         tu_context("pinned case %zu", k);
         fz_params p = lz_params(c->t, c->nd, c->d, c->mode, c->bound);
         p.codec_options[0] = c->radius;

@@ -24,34 +24,6 @@
 static unsigned cases_run;
 
 /* ------------------------------------------------------- value access */
-static uint64_t dbits(double d) {
-    uint64_t b;
-    memcpy(&b, &d, sizeof b);
-    return b;
-}
-
-static uint64_t bits_at(fz_dtype t, const void *a, size_t i) {
-    if (t == FZ_F32) {
-        uint32_t b;
-        memcpy(&b, (const uint8_t *)a + 4 * i, 4);
-        return b;
-    }
-    uint64_t b;
-    memcpy(&b, (const uint8_t *)a + 8 * i, 8);
-    return b;
-}
-
-static double value_at(fz_dtype t, const void *a, size_t i) {
-    if (t == FZ_F32) {
-        float f;
-        memcpy(&f, (const uint8_t *)a + 4 * i, 4);
-        return f;
-    }
-    double d;
-    memcpy(&d, (const uint8_t *)a + 8 * i, 8);
-    return d;
-}
-
 static int is_subnormal_bits(fz_dtype t, uint64_t b) {
     if (t == FZ_F32)
         return (b & 0x7F800000u) == 0 && (b & 0x007FFFFFu) != 0;
@@ -94,7 +66,7 @@ static void vl_push(vlist *v, double d) {
         memcpy(&b, &f, 4);
         vl_push_bits(v, b);
     } else {
-        vl_push_bits(v, dbits(d));
+        vl_push_bits(v, tu_dbits(d));
     }
 }
 
@@ -161,7 +133,7 @@ static double requested_abs(const fz_params *p, const void *src, size_t n) {
         return p->bound;
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < n; i++) {
-        double v = value_at(p->dtype, src, i);
+        double v = tu_value_at(p->dtype, src, i);
         if (isfinite(v)) {
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;
@@ -183,9 +155,9 @@ static _Noreturn void value_failure(fz_dtype t, const void *src,
     snprintf(detail, sizeof detail,
              "value %zu: original %.17g (bits 0x%llx) decoded %.17g (bits "
              "0x%llx); requested absolute bound %.17g, effective %.17g",
-             i, value_at(t, src, i), (unsigned long long)bits_at(t, src, i),
-             value_at(t, out, i), (unsigned long long)bits_at(t, out, i), abs_b,
-             eff);
+             i, tu_value_at(t, src, i),
+             (unsigned long long)tu_bits_at(t, src, i), tu_value_at(t, out, i),
+             (unsigned long long)tu_bits_at(t, out, i), abs_b, eff);
     tu_fail(__FILE__, __LINE__, what, detail);
 }
 
@@ -195,8 +167,8 @@ static void check_values(fz_dtype t, const void *src, const void *out, size_t n,
     /* SLEEK keeps |v| >= T = 2 eps 2^m bit for bit (sleek_xform.h) */
     const double T = eff > 0 ? ldexp(eff, mant_bits(t) + 1) : 0.0;
     for (size_t i = 0; i < n; i++) {
-        const uint64_t a = bits_at(t, src, i), b = bits_at(t, out, i);
-        const double o = value_at(t, src, i), d = value_at(t, out, i);
+        const uint64_t a = tu_bits_at(t, src, i), b = tu_bits_at(t, out, i);
+        const double o = tu_value_at(t, src, i), d = tu_value_at(t, out, i);
         if (!isfinite(o) || is_subnormal_bits(t, a)) {
             if (a != b)
                 value_failure(t, src, out, i, abs_b, eff,
@@ -227,7 +199,7 @@ static void check_effective(const fz_params *p, double abs_b, double eff) {
     char detail[200];
     snprintf(detail, sizeof detail,
              "effective %.17g (bits 0x%llx), requested absolute %.17g", eff,
-             (unsigned long long)dbits(eff), abs_b);
+             (unsigned long long)tu_dbits(eff), abs_b);
     if (!(eff == 0 || is_pow2(eff)))
         tu_fail(__FILE__, __LINE__, "effective bound is 0 or a power of two",
                 detail);
@@ -235,7 +207,7 @@ static void check_effective(const fz_params *p, double abs_b, double eff) {
         tu_fail(__FILE__, __LINE__,
                 "effective bound <= requested absolute bound", detail);
     if (p->mode == FZ_MODE_ABS) {
-        if (dbits(eff) != dbits(expected_eff(p->dtype, abs_b)))
+        if (tu_dbits(eff) != tu_dbits(expected_eff(p->dtype, abs_b)))
             tu_fail(__FILE__, __LINE__,
                     "ABS: effective bound is the largest power of two <= "
                     "the bound (clamped; 0 below the finest spacing)",
@@ -277,7 +249,8 @@ static void check_info(const fz_params *p, const lossy_run *r) {
     for (int d = 0; d < FZ_MAX_DIMS; d++)
         CHECK_EQ_U64(info.params.dims[d], p->dims[d]);
     /* the requested bound as given; -0.0 is stored as +0.0 */
-    CHECK_EQ_U64(dbits(info.params.bound), p->bound == 0 ? 0 : dbits(p->bound));
+    CHECK_EQ_U64(tu_dbits(info.params.bound),
+                 p->bound == 0 ? 0 : tu_dbits(p->bound));
     CHECK_EQ_U64(info.compressed_bytes, r->size);
     CHECK_EQ_U64(info.has_checksums, !(p->flags & FZ_FLAG_NO_CHECKSUM));
     CHECK_OK(fz_inspect(r->stream.data, FZ_HEADER_BYTES, &head));
@@ -446,7 +419,7 @@ static void group_threshold(void) {
             /* REL aimed at 1.5 eps, where max - min stays finite */
             double lo = INFINITY, hi = -INFINITY;
             for (size_t j = 0; j < v.n; j++) {
-                const double x = value_at(t, v.data, j);
+                const double x = tu_value_at(t, v.data, j);
                 if (isfinite(x)) {
                     lo = x < lo ? x : lo;
                     hi = x > hi ? x : hi;

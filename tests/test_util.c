@@ -342,3 +342,49 @@ int tu_under_sanitizer(void) {
     return 0;
 #endif
 }
+
+uint64_t tu_bits_at(fz_dtype t, const void *a, size_t i) {
+    if (t == FZ_F32) {
+        uint32_t b;
+        memcpy(&b, (const uint8_t *)a + 4 * i, 4);
+        return b;
+    }
+    uint64_t b;
+    memcpy(&b, (const uint8_t *)a + 8 * i, 8);
+    return b;
+}
+
+double tu_value_at(fz_dtype t, const void *a, size_t i) {
+    if (t == FZ_F32) {
+        float f;
+        memcpy(&f, (const uint8_t *)a + 4 * i, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, (const uint8_t *)a + 8 * i, 8);
+    return d;
+}
+
+void tu_set_value(fz_dtype t, void *a, size_t i, double v) {
+    if (t == FZ_F32) {
+        float f = (float)v;
+        memcpy((uint8_t *)a + 4 * i, &f, 4);
+    } else {
+        memcpy((uint8_t *)a + 8 * i, &v, 8);
+    }
+}
+
+void tu_set_bits(fz_dtype t, void *a, size_t i, uint64_t b) {
+    if (t == FZ_F32) {
+        uint32_t b32 = (uint32_t)b;
+        memcpy((uint8_t *)a + 4 * i, &b32, 4);
+    } else {
+        memcpy((uint8_t *)a + 8 * i, &b, 8);
+    }
+}
+
+uint64_t tu_dbits(double d) {
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}

@@ -89,6 +89,14 @@ void tu_fill(tu_gen g, fz_dtype dtype, void *dst, size_t n, uint64_t seed);
 size_t tu_special32(const uint32_t **values);
 size_t tu_special64(const uint64_t **values);
 
+/* Element i of an array of dtype: its bits (zero-extended), its value in
+ * double (exact), and stores (a double rounded to the dtype, or bits). */
+uint64_t tu_bits_at(fz_dtype t, const void *a, size_t i);
+double tu_value_at(fz_dtype t, const void *a, size_t i);
+void tu_set_value(fz_dtype t, void *a, size_t i, double v);
+void tu_set_bits(fz_dtype t, void *a, size_t i, uint64_t b);
+uint64_t tu_dbits(double d); /* the bits of a double */
+
 size_t tu_dtype_size(fz_dtype dtype);
 const char *tu_dtype_name(fz_dtype dtype);
 

@@ -49,17 +49,6 @@ typedef struct gpu_case {
     void *expect; /* the CPU's decode of cpu_stream (src when lossless) */
 } gpu_case;
 
-static double value_at(fz_dtype t, const void *a, size_t i) {
-    if (t == FZ_F32) {
-        float f;
-        memcpy(&f, (const uint8_t *)a + 4 * i, 4);
-        return f;
-    }
-    double d;
-    memcpy(&d, (const uint8_t *)a + 8 * i, 8);
-    return d;
-}
-
 /* Lossy: every finite value within the requested absolute bound (REL:
  * bound x (max - min) of the finite values) and the effective bound; NaN,
  * infinities and subnormals bit for bit. */
@@ -70,7 +59,7 @@ static void check_within_bound(const gpu_case *c) {
     CHECK_OK(fz_inspect(c->cpu_stream, c->cpu_size, &info));
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < n; i++) {
-        double v = value_at(t, c->src, i);
+        double v = tu_value_at(t, c->src, i);
         if (isfinite(v)) {
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;
@@ -84,8 +73,8 @@ static void check_within_bound(const gpu_case *c) {
                         : c->params.bound * (hi - lo);
     CHECK(info.bound_effective <= abs_bound);
     for (size_t i = 0; i < n; i++) {
-        const double o = value_at(t, c->src, i);
-        const double d = value_at(t, c->expect, i);
+        const double o = tu_value_at(t, c->src, i);
+        const double d = tu_value_at(t, c->expect, i);
         const int subnormal =
             o != 0 && fabs(o) < (t == FZ_F32 ? FLT_MIN : DBL_MIN);
         if (!isfinite(o) || subnormal) {

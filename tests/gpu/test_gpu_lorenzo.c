@@ -25,23 +25,12 @@ static unsigned cases_run;
             tu_fail(__FILE__, __LINE__, #call, cudaGetErrorString(tu_err_));   \
     } while (0)
 
-static double value_at(fz_dtype t, const void *a, size_t i) {
-    if (t == FZ_F32) {
-        float f;
-        memcpy(&f, (const uint8_t *)a + 4 * i, 4);
-        return f;
-    }
-    double d;
-    memcpy(&d, (const uint8_t *)a + 8 * i, 8);
-    return d;
-}
-
 /* Finite values within the effective bound; the rest bit for bit. */
 static void check_bound(fz_dtype t, const void *src, const void *out, size_t n,
                         double eff) {
     const size_t es = tu_dtype_size(t);
     for (size_t i = 0; i < n; i++) {
-        const double o = value_at(t, src, i), d = value_at(t, out, i);
+        const double o = tu_value_at(t, src, i), d = tu_value_at(t, out, i);
         if (fabs(d - o) <= eff && isfinite(d))
             continue;
         if (memcmp((const uint8_t *)src + i * es, (const uint8_t *)out + i * es,
