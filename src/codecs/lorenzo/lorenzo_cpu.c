@@ -11,7 +11,6 @@
 #include "../../common/fz_hash.h"
 #include "../fz_codec.h"
 #include "lorenzo_huff.h"
-#include "lorenzo_quant_cpu.h"
 #include "lorenzo_xform.h"
 
 static double bound_of(const fz_header *h) {
@@ -112,7 +111,7 @@ static uint32_t prequantize(const fz_header *h, const void *src, uint64_t n,
             int32_t q = 0;
             uint32_t b;
             memcpy(&b, in + 4 * i, 4);
-            if (lz_prequant32_cpu(b, eb, ebx2, &q)) {
+            if (lz_prequant32(b, eb, ebx2, &q)) {
                 const float r = lz_recon32(q, ebx2);
                 memcpy(&b, &r, 4);
             } else {
@@ -126,7 +125,7 @@ static uint32_t prequantize(const fz_header *h, const void *src, uint64_t n,
             int32_t q = 0;
             uint64_t b;
             memcpy(&b, in + 8 * i, 8);
-            if (lz_prequant64_cpu(b, eb, ebx2, &q)) {
+            if (lz_prequant64(b, eb, ebx2, &q)) {
                 const double r = lz_recon64(q, ebx2);
                 memcpy(&b, &r, 8);
             } else {

@@ -9,7 +9,6 @@
 #ifndef LORENZO_XFORM_H
 #define LORENZO_XFORM_H
 
-#include <math.h>
 #include <string.h>
 
 #include "../../format/fz_container.h"
@@ -145,6 +144,17 @@ static FZ_HD float lz_recon32(int32_t q, double ebx2) {
     return (float)((double)q * ebx2);
 }
 
+/* round(x), half away from zero, for |x| < 2^27 (callers check): the
+ * conversion truncates exactly and x - trunc(x) is exact (it only drops
+ * integer bits), so no libm call is needed and every backend gets the
+ * same integer (tests/test_lorenzo.c, group "quant", compares it with
+ * round()). */
+static FZ_HD int32_t lz_round(double x) {
+    const int32_t t = (int32_t)x;
+    const double frac = x - (double)t;
+    return t + (frac >= 0.5) - (frac <= -0.5);
+}
+
 /* Prequantize one value: 1 and *q = round(d / 2eb) when the
  * reconstruction is within eb; 0 (store the value exactly) for NaN,
  * infinities, subnormals, -0.0, |d / 2eb| >= 2^27 and any value whose
@@ -160,7 +170,7 @@ static FZ_HD int lz_prequant64(uint64_t bits, double eb, double ebx2,
     const double x = d / ebx2;
     if (!(x < LZ_Q_LIMIT && x > -LZ_Q_LIMIT))
         return 0;
-    const int32_t qi = (int32_t)round(x);
+    const int32_t qi = lz_round(x);
     if (!lz_within(lz_recon64(qi, ebx2), d, eb))
         return 0;
     *q = qi;
@@ -178,7 +188,7 @@ static FZ_HD int lz_prequant32(uint32_t bits, double eb, double ebx2,
     const double x = d / ebx2;
     if (!(x < LZ_Q_LIMIT && x > -LZ_Q_LIMIT))
         return 0;
-    const int32_t qi = (int32_t)round(x);
+    const int32_t qi = lz_round(x);
     const float r = lz_recon32(qi, ebx2);
     if (!lz_within((double)r, d, eb))
         return 0;
