@@ -359,24 +359,9 @@ static int read_rle(const uint8_t *p, const uint8_t *end, uint16_t *codes,
     uint64_t at = 0;
     uint32_t prev = UINT32_MAX;
     for (uint64_t r = 0; r < runs; r++) {
-        if (end - p < 3)
-            return FZS_CORRUPT_CHUNK;
-        const uint32_t sym = fz_load16(p);
-        p += 2;
-        uint64_t len = 0;
-        uint32_t k = 0;
-        for (;; k++) {
-            if (p == end || k == 5)
-                return FZS_CORRUPT_CHUNK;
-            const uint8_t b = *p++;
-            len |= (uint64_t)(b & 0x7F) << (7 * k);
-            if (!(b & 0x80)) {
-                if (b == 0 && k > 0) /* not minimal */
-                    return FZS_CORRUPT_CHUNK;
-                break;
-            }
-        }
-        if (sym >= nsym || sym == prev || len == 0 || len > n - at)
+        uint32_t sym;
+        uint64_t len;
+        if (!lz_rle_record(&p, end, nsym, prev, n - at, &sym, &len))
             return FZS_CORRUPT_CHUNK;
         for (uint64_t i = 0; i < len; i++)
             codes[at + i] = (uint16_t)sym;

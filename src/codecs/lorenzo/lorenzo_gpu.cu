@@ -319,23 +319,9 @@ __device__ bool parse_rle(const uint8_t *p, const uint8_t *end, uint32_t n,
     uint64_t at = 0;
     uint32_t prev = UINT32_MAX;
     for (uint64_t r = 0; r < runs; r++) {
-        if (end - p < 3)
-            return false;
-        const uint32_t sym = fz_load16(p);
-        p += 2;
-        uint64_t len = 0;
-        for (uint32_t k = 0;; k++) {
-            if (p == end || k == 5)
-                return false;
-            const uint8_t b = *p++;
-            len |= (uint64_t)(b & 0x7F) << (7 * k);
-            if (!(b & 0x80)) {
-                if (b == 0 && k > 0)
-                    return false;
-                break;
-            }
-        }
-        if (sym >= nsym || sym == prev || len == 0 || len > n - at)
+        uint32_t sym;
+        uint64_t len;
+        if (!lz_rle_record(&p, end, nsym, prev, n - at, &sym, &len))
             return false;
         aux[r] = (uint32_t)at; /* r < n: every run has a value */
         syms[r] = (int32_t)sym;

@@ -213,6 +213,39 @@ static FZ_HD uint32_t lz_leb_bytes(uint64_t v) {
     return n;
 }
 
+/* One RLE record at *pp (a u16 code, then its run length as a minimal
+ * LEB128 of at most 5 bytes), read without passing end: 1 with *sym,
+ * *len and *pp advanced when it is valid in a stream of nsym codes after
+ * a run of code prev with `left` values still to fill (code < nsym,
+ * differs from prev, 1 <= len <= left); else 0. */
+static FZ_HD int lz_rle_record(const uint8_t **pp, const uint8_t *end,
+                               uint32_t nsym, uint32_t prev, uint64_t left,
+                               uint32_t *sym, uint64_t *len) {
+    const uint8_t *p = *pp;
+    if (end - p < 3)
+        return 0;
+    const uint32_t s = fz_load16(p);
+    p += 2;
+    uint64_t v = 0;
+    for (uint32_t k = 0;; k++) {
+        if (p == end || k == 5)
+            return 0;
+        const uint8_t b = *p++;
+        v |= (uint64_t)(b & 0x7F) << (7 * k);
+        if (!(b & 0x80)) {
+            if (b == 0 && k > 0) /* not minimal */
+                return 0;
+            break;
+        }
+    }
+    if (s >= nsym || s == prev || v == 0 || v > left)
+        return 0;
+    *pp = p;
+    *sym = s;
+    *len = v;
+    return 1;
+}
+
 /* ------------------------------------------- canonical Huffman codes */
 /* Bytes of the code-length table for symbols lo..hi (5 bits each). */
 static FZ_HD uint32_t lz_lengths_bytes(uint32_t lo, uint32_t hi) {
