@@ -338,46 +338,13 @@ __device__ bool parse_huffman(const uint8_t *p, uint64_t size, uint32_t n,
                               uint32_t nsym, const Book &bk, lz_huff_table *t,
                               uint32_t *sub_bits, uint32_t *sub_off,
                               uint64_t *data_at) {
-    if (size < 4)
+    const uint32_t at = lz_huff_parse_table(p, size, n, nsym, bk.len, t,
+                                            bk.code); /* code: sorted syms */
+    if (!at)
         return false;
-    const uint32_t lo = fz_load16(p), hi = fz_load16(p + 2);
-    if (lo > hi || hi >= nsym)
-        return false;
-    const uint32_t tbytes = lz_lengths_bytes(lo, hi);
     const uint64_t nsub = lz_sub_count(n);
-    if (size - 4 < tbytes || (size - 4 - tbytes) / 4 < nsub)
-        return false;
-    const uint8_t *tab = p + 4;
-    for (uint32_t s = 0; s < nsym; s++)
-        bk.len[s] = 0;
-    uint32_t used = 0;
-    for (uint32_t s = lo; s <= hi; s++) {
-        const uint32_t l = lz_peek(tab, tbytes, 5 * (uint64_t)(s - lo)) >>
-                           (LZ_HUFF_MAXLEN - 5);
-        if (l > LZ_HUFF_MAXLEN)
-            return false;
-        bk.len[s] = (uint8_t)l;
-        used += l != 0;
-    }
-    const uint32_t tbits = 5 * (hi - lo + 1);
-    if (!bk.len[lo] || !bk.len[hi] ||
-        (tbits & 7 && tab[tbytes - 1] & (0xFFu >> (tbits & 7))))
-        return false;
-    const uint64_t kraft =
-        lz_canonical(bk.len, nsym, t->count, t->first, t->base);
-    if (used == 1 ? bk.len[lo] != 1 : kraft != (1u << LZ_HUFF_MAXLEN))
-        return false;
-    t->minlen = 1;
-    while (!t->count[t->minlen])
-        t->minlen++;
-    uint32_t fill[LZ_HUFF_MAXLEN + 1];
-    for (uint32_t l = 0; l <= LZ_HUFF_MAXLEN; l++)
-        fill[l] = t->base[l];
-    for (uint32_t s = lo; s <= hi; s++)
-        if (bk.len[s])
-            bk.code[fill[bk.len[s]]++] = s; /* sorted symbols */
-    const uint8_t *sizes = tab + tbytes;
-    uint64_t left = size - 4 - tbytes - 4 * nsub, off = 0;
+    const uint8_t *sizes = p + at;
+    uint64_t left = size - at - 4 * nsub, off = 0;
     for (uint64_t b = 0; b < nsub; b++) {
         const uint32_t bits = fz_load32(sizes + 4 * b);
         const uint64_t bytes = ((uint64_t)bits + 7) / 8;
@@ -388,7 +355,7 @@ __device__ bool parse_huffman(const uint8_t *p, uint64_t size, uint32_t n,
         off += bytes;
         left -= bytes;
     }
-    *data_at = 4 + tbytes + 4 * nsub;
+    *data_at = at + 4 * nsub;
     return left == 0;
 }
 

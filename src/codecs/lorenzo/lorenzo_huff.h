@@ -272,6 +272,57 @@ typedef struct lz_huff_table {
     uint32_t minlen;
 } lz_huff_table;
 
+/* The head of a code stream of n codes (alphabet nsym) at p[0..size):
+ * lo, hi, the 5-bit lengths of lo..hi (zero-padded), room for the
+ * sub-block sizes. Fills len[nsym], the canonical table t and syms (the
+ * used symbols in code order), and returns the offset of the sub-block
+ * sizes, or 0 when the head is malformed: lengths over the limit, lo or
+ * hi unused, nonzero padding, an incomplete code (a single symbol must
+ * have length 1). */
+static FZ_HD uint32_t lz_huff_parse_table(const uint8_t *p, uint64_t size,
+                                          uint64_t n, uint32_t nsym,
+                                          uint8_t *len, lz_huff_table *t,
+                                          uint32_t *syms) {
+    if (size < 4)
+        return 0;
+    const uint32_t lo = fz_load16(p), hi = fz_load16(p + 2);
+    if (lo > hi || hi >= nsym)
+        return 0;
+    const uint32_t tbytes = lz_lengths_bytes(lo, hi);
+    const uint64_t nsub = lz_sub_count(n);
+    if (size - 4 < tbytes || (size - 4 - tbytes) / 4 < nsub)
+        return 0;
+    const uint8_t *tab = p + 4;
+    for (uint32_t sym = 0; sym < nsym; sym++)
+        len[sym] = 0;
+    uint32_t used = 0;
+    for (uint32_t sym = lo; sym <= hi; sym++) {
+        const uint32_t l = lz_peek(tab, tbytes, 5 * (uint64_t)(sym - lo)) >>
+                           (LZ_HUFF_MAXLEN - 5);
+        if (l > LZ_HUFF_MAXLEN)
+            return 0;
+        len[sym] = (uint8_t)l;
+        used += l != 0;
+    }
+    const uint32_t tbits = 5 * (hi - lo + 1);
+    if (!len[lo] || !len[hi] ||
+        (tbits & 7 && tab[tbytes - 1] & (0xFFu >> (tbits & 7))))
+        return 0;
+    const uint64_t kraft = lz_canonical(len, nsym, t->count, t->first, t->base);
+    if (used == 1 ? len[lo] != 1 : kraft != (1u << LZ_HUFF_MAXLEN))
+        return 0;
+    t->minlen = 1;
+    while (!t->count[t->minlen])
+        t->minlen++;
+    uint32_t fill[LZ_HUFF_MAXLEN + 1];
+    for (uint32_t l = 0; l <= LZ_HUFF_MAXLEN; l++)
+        fill[l] = t->base[l];
+    for (uint32_t sym = lo; sym <= hi; sym++)
+        if (len[sym])
+            syms[fill[len[sym]]++] = sym;
+    return 4 + tbytes;
+}
+
 /* One symbol at bit *pos of a sub-block of `bits` bits, or -1. */
 static FZ_HD int32_t lz_huff_next(const lz_huff_table *t, const uint32_t *syms,
                                   const uint8_t *p, uint32_t bits,
@@ -369,48 +420,15 @@ static inline int lz_huff_read(const uint8_t *p, size_t size, uint16_t *codes,
                                uint64_t n, uint32_t nsym, uint8_t *len,
                                uint32_t *syms) {
     lz_huff_table t;
-    if (size < 4)
+    const uint32_t at = lz_huff_parse_table(p, size, n, nsym, len, &t, syms);
+    if (!at)
         return FZS_CORRUPT_CHUNK;
-    const uint32_t lo = fz_load16(p), hi = fz_load16(p + 2);
-    if (lo > hi || hi >= nsym)
-        return FZS_CORRUPT_CHUNK;
-    const uint32_t tbytes = lz_lengths_bytes(lo, hi);
     const uint64_t nsub = lz_sub_count(n);
-    if (size - 4 < tbytes || (size - 4 - tbytes) / 4 < nsub)
-        return FZS_CORRUPT_CHUNK;
-    const uint8_t *tab = p + 4;
-    memset(len, 0, nsym);
-    uint32_t used = 0;
-    for (uint32_t sym = lo; sym <= hi; sym++) {
-        const uint32_t l = lz_peek(tab, tbytes, 5 * (uint64_t)(sym - lo)) >>
-                           (LZ_HUFF_MAXLEN - 5);
-        if (l > LZ_HUFF_MAXLEN)
-            return FZS_CORRUPT_CHUNK;
-        len[sym] = (uint8_t)l;
-        used += l != 0;
-    }
-    const uint32_t tbits = 5 * (hi - lo + 1);
-    if (!len[lo] || !len[hi] ||
-        (tbits & 7 && tab[tbytes - 1] & (0xFFu >> (tbits & 7))))
-        return FZS_CORRUPT_CHUNK;
-    const uint64_t kraft = lz_canonical(len, nsym, t.count, t.first, t.base);
-    if (used == 1 ? len[lo] != 1 : kraft != (1u << LZ_HUFF_MAXLEN))
-        return FZS_CORRUPT_CHUNK;
-    t.minlen = 1;
-    while (!t.count[t.minlen])
-        t.minlen++;
-    {
-        uint32_t fill[LZ_HUFF_MAXLEN + 1];
-        memcpy(fill, t.base, sizeof fill);
-        for (uint32_t sym = lo; sym <= hi; sym++)
-            if (len[sym])
-                syms[fill[len[sym]]++] = sym;
-    }
     lz_lut_entry lut[1u << LZ_LUT_BITS];
     lz_lut_build(&t, syms, lut);
-    const uint8_t *sizes = tab + tbytes;
+    const uint8_t *sizes = p + at;
     const uint8_t *data = sizes + 4 * nsub;
-    uint64_t left = size - 4 - tbytes - 4 * nsub;
+    uint64_t left = size - at - 4 * nsub;
     for (uint64_t b = 0; b < nsub; b++) {
         const uint32_t bits = fz_load32(sizes + 4 * b);
         const uint64_t bytes = ((uint64_t)bits + 7) / 8;
