@@ -15,15 +15,19 @@ struct fz_gpu_scratch {
     unsigned int ticket;    /* next chunk index to hand out */
     unsigned int table_sum; /* partial hash of the chunk table */
     int status;             /* first error seen (FZS_*), 0 = none */
-    unsigned int unused;
+    unsigned int redo;      /* REL speculation missed: compress again */
     unsigned long long payload_total; /* compress: sum of chunk sizes */
     /* lossy compression: finite-value range (REL) and the resolved bound */
     double range_lo, range_hi;
     unsigned long long bound_eff_bits;
     int bound_lossless, bound_k;
-    unsigned long long unused2[2];
+    /* REL range seen by a kernel, as order-preserving keys (0: none):
+     * the largest key and the largest complemented key */
+    unsigned long long key_hi, key_lo_inv;
 };
-#define FZ_GPU_SCRATCH_HEAD 64u
+#define FZ_GPU_SCRATCH_HEAD 128u
+static_assert(sizeof(fz_gpu_scratch) <= FZ_GPU_SCRATCH_HEAD,
+              "scratch head overlaps the per-chunk words");
 #define FZ_GPU_SCRATCH_ALIGN 256u
 
 /* Everything a codec kernel needs, passed by value. */

@@ -6,7 +6,8 @@
  *  4. the device API on device-resident data matches the CPU;
  *  5. corrupted and truncated streams are rejected by GPU decoding;
  *  6. lossy modes (ABS, REL): the same bytes as the CPU, the same decoded
- *     values on both backends, every value within the bound.
+ *     values on both backends, every value within the bound;
+ *  7. REL where the GPU's sampled bound misses: still the CPU's bytes.
  * Exits 77 (ctest: skipped) when no CUDA GPU is usable. */
 #include <cuda_runtime.h>
 #include <float.h>
@@ -87,12 +88,12 @@ static void check_within_bound(const gpu_case *c) {
     }
 }
 
-static gpu_case make_lossy_case(fz_dtype dtype, tu_gen g, size_t n,
-                                uint32_t flags, fz_mode mode, double bound) {
+/* A case over `src` (n values, taken over by the case). */
+static gpu_case make_case_of(fz_dtype dtype, void *src, size_t n,
+                             uint32_t flags, fz_mode mode, double bound) {
     gpu_case c;
     c.bytes = n * tu_dtype_size(dtype);
-    c.src = tu_xmalloc(c.bytes);
-    tu_fill(g, dtype, c.src, n, 1000 + n);
+    c.src = src;
     c.params = tu_params(dtype, n, flags);
     c.params.mode = mode;
     c.params.bound = bound;
@@ -108,6 +109,13 @@ static gpu_case make_lossy_case(fz_dtype dtype, tu_gen g, size_t n,
     else
         check_within_bound(&c);
     return c;
+}
+
+static gpu_case make_lossy_case(fz_dtype dtype, tu_gen g, size_t n,
+                                uint32_t flags, fz_mode mode, double bound) {
+    void *src = tu_xmalloc(n * tu_dtype_size(dtype));
+    tu_fill(g, dtype, src, n, 1000 + n);
+    return make_case_of(dtype, src, n, flags, mode, bound);
 }
 
 static gpu_case make_case(fz_dtype dtype, tu_gen g, size_t n, uint32_t flags) {
@@ -438,6 +446,42 @@ static void test_lossy_cases(void) {
     }
 }
 
+/* 7: REL on the GPU takes its bound from a sample of the values and checks
+ * it against the whole input's range afterwards. Values the sample skips
+ * (it reads value floor(i n / 65536) for n >= 65536) that move the bound's
+ * power of two make the check miss, and the pass that follows must give
+ * the CPU's bytes; data the sample does represent must too. */
+static void test_rel_sample_misses(void) {
+    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
+    const size_t n = 300001; /* samples 0, 4, 9, ...: not 1, 2, 3 */
+    enum { SMOOTH, SPIKE_UP, SPIKE_DOWN, FINITE_UNSAMPLED, PARTIAL_TAIL };
+    for (int t = 0; t < 2; t++)
+        for (int kind = SMOOTH; kind <= PARTIAL_TAIL; kind++) {
+            tu_context("gpu REL sample %s kind %d", tu_dtype_name(dtypes[t]),
+                       kind);
+            void *src = tu_xmalloc(n * tu_dtype_size(dtypes[t]));
+            for (size_t i = 0; i < n; i++)
+                tu_set_value(dtypes[t], src, i, sin(i * 1e-3) * 0.5 + 0.5);
+            if (kind == SPIKE_UP)
+                tu_set_value(dtypes[t], src, 1, 1000.0);
+            if (kind == SPIKE_DOWN)
+                tu_set_value(dtypes[t], src, 2, -3.0e5);
+            if (kind == FINITE_UNSAMPLED) /* the sample sees no finite value */
+                for (size_t i = 0; i < n; i++)
+                    tu_set_value(dtypes[t], src, i,
+                                 i == 1   ? -2.0
+                                 : i == 3 ? 7.0
+                                          : NAN);
+            if (kind == PARTIAL_TAIL) /* extremes in the last, short chunk */
+                tu_set_value(dtypes[t], src, n - 2, 9.0e4);
+            gpu_case c = make_case_of(dtypes[t], src, n, 0, FZ_MODE_REL, 1e-3);
+            check_host_api(&c);
+            check_device_api(&c);
+            free_case(&c);
+            cases_run++;
+        }
+}
+
 static void test_errors_and_corruption(void) {
     const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
     const size_t sizes[] = {0, 33, 5000};
@@ -462,6 +506,7 @@ int main(void) {
     test_all_cases();
     test_errors_and_corruption();
     test_lossy_cases();
+    test_rel_sample_misses();
     printf("test_gpu: %u cases passed\n", cases_run);
     return 0;
 }

@@ -113,6 +113,70 @@ template <typename T> struct Layout {
     static constexpr int VPL = V / 32;                    /* per lane */
 };
 
+/* REL speculation (fz_sleek_gpu_compress): order-preserving integer key
+ * of a finite value's bits, 0 for NaN and infinities, so the largest key
+ * is the largest finite value and the largest complemented key the
+ * smallest. Integer max is exact and order-free: the same range as a
+ * min/max over doubles (but for the sign of a zero, which the bound
+ * ignores). */
+__device__ __forceinline__ uint32_t range_key(uint32_t b) {
+    if ((b & 0x7F800000u) == 0x7F800000u)
+        return 0;
+    return b >> 31 ? ~b : b | 0x80000000u;
+}
+__device__ __forceinline__ uint64_t range_key(uint64_t b) {
+    if ((b & 0x7FF0000000000000ull) == 0x7FF0000000000000ull)
+        return 0;
+    return b >> 63 ? ~b : b | 0x8000000000000000ull;
+}
+
+/* A thread's running range: largest key, largest complemented key. */
+template <typename T> struct RangeKeys {
+    T hi = 0, lo_inv = 0;
+    __device__ void add(T bits) {
+        const T k = range_key(bits);
+        hi = k > hi ? k : hi;
+        const T inv = k ? (T)~k : (T)0;
+        lo_inv = inv > lo_inv ? inv : lo_inv;
+    }
+    /* One atomic pair per warp into the scratch head. */
+    __device__ void publish(fz_gpu_scratch *s) const {
+        unsigned long long h = hi, l = lo_inv;
+        for (int d = 16; d > 0; d >>= 1) {
+            const unsigned long long oh = __shfl_xor_sync(FZ_FULL_MASK, h, d);
+            const unsigned long long ol = __shfl_xor_sync(FZ_FULL_MASK, l, d);
+            h = oh > h ? oh : h;
+            l = ol > l ? ol : l;
+        }
+        if ((threadIdx.x & 31) == 0 && h) {
+            atomicMax(&s->key_hi, h);
+            atomicMax(&s->key_lo_inv, l);
+        }
+    }
+};
+
+/* The finite range from the published keys; no finite value gives
+ * lo > hi, as the CUB reduction's neutral pair would. */
+__device__ void range_from_keys(const fz_gpu_scratch *s, bool f32, double *lo,
+                                double *hi) {
+    if (!s->key_hi) {
+        *lo = 1.7976931348623157e308;
+        *hi = -*lo;
+        return;
+    }
+    if (f32) {
+        const uint32_t kh = (uint32_t)s->key_hi, kl = ~(uint32_t)s->key_lo_inv;
+        *hi = (double)__uint_as_float(kh >> 31 ? kh & 0x7FFFFFFFu : ~kh);
+        *lo = (double)__uint_as_float(kl >> 31 ? kl & 0x7FFFFFFFu : ~kl);
+    } else {
+        const uint64_t kh = s->key_hi, kl = ~s->key_lo_inv;
+        *hi = __longlong_as_double(
+            (long long)(kh >> 63 ? kh & 0x7FFFFFFFFFFFFFFFull : ~kh));
+        *lo = __longlong_as_double(
+            (long long)(kl >> 63 ? kl & 0x7FFFFFFFFFFFFFFFull : ~kl));
+    }
+}
+
 /* Exclusive byte offset (within the chunk) and packed bytes of subchunk
  * `lane`, from the width table; every warp computes it redundantly, which
  * costs 5 shuffles and saves a block barrier. Returns the chunk size. */
@@ -244,6 +308,23 @@ __device__ uint32_t lane_hash(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
     return h;
 }
 
+/* This lane's values of its warp's subchunks into its running range
+ * (the zero padding of a partial last chunk left out). */
+template <typename T>
+__device__ void lane_range(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
+                           uint32_t nvals, RangeKeys<T> *range) {
+    typedef Layout<T> L;
+    const uint32_t base =
+        (threadIdx.x >> 5) * kSubsPerWarp * L::V + (threadIdx.x & 31) * L::VPL;
+    const bool full = nvals == SLEEK_CHUNK_BYTES / sizeof(T);
+#pragma unroll
+    for (int j = 0; j < kSubsPerWarp; j++)
+#pragma unroll
+        for (int e = 0; e < L::VPL; e++)
+            if (full || base + j * L::V + e < nvals)
+                range->add(v[j][e]);
+}
+
 /* Block-wide sum of one uint32 per thread, result valid in thread 0. */
 __device__ uint32_t block_sum_to_thread0(uint32_t x, uint32_t *sm) {
     x = __reduce_add_sync(FZ_FULL_MASK, x);
@@ -373,10 +454,17 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
     copy_out(buf, a.dst + at, size);
 }
 
-template <typename T, bool LOSSY>
+/* Which compression launch: lossless or ABS (kPlain); REL on a sampled
+ * bound, tracking the range (kTrack); REL again after a miss (kRedo: every
+ * block leaves at once unless the check asked for it). */
+enum Pass { kPlain, kTrack, kRedo };
+
+template <typename T, bool LOSSY, Pass PASS = kPlain>
 __global__ void __launch_bounds__(kThreads, 4)
     sleek_compress_kernel(const fz_gpu_args a) {
     typedef Layout<T> L;
+    if (PASS == kRedo && !a.scratch->redo)
+        return;
     extern __shared__ __align__(16) uint8_t smem_raw[];
     CompressShared &bs = *reinterpret_cast<CompressShared *>(smem_raw);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -397,6 +485,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         bs.next = next_ticket(a);
     uint64_t prev = ~0ull; /* chunk encoded last iteration, not yet written */
     uint32_t prev_size = 0;
+    RangeKeys<T> range;
     for (int cur = 0; c < h.chunk_count; cur = cur == 2 ? 0 : cur + 1) {
         const int next_buf = cur == 2 ? 0 : cur + 1;
         const int prev_buf = cur == 0 ? 2 : cur - 1;
@@ -415,6 +504,8 @@ __global__ void __launch_bounds__(kThreads, 4)
             load16<T>(out + (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES +
                           lane * 16,
                       v[j]);
+        if (PASS == kTrack)
+            lane_range(v, nvals, &range);
         uint32_t hsum = 0;
         if (checksums && map.lossless) /* hash of what decoding returns */
             hsum = lane_hash<T, false>(v, nvals, map);
@@ -490,6 +581,8 @@ __global__ void __launch_bounds__(kThreads, 4)
             write_chunk(a, bs, prev, prev_size, bs.buf[cur]);
         }
     }
+    if (PASS == kTrack)
+        range.publish(a.scratch);
 }
 
 /* Decode prefetch: chunk c's stored bytes into a stage, in 16/8/4-byte
@@ -670,27 +763,124 @@ cudaError_t launch(K kernel, int smem, const fz_gpu_args *a, int sm_count,
     return cudaGetLastError();
 }
 
-/* Lossy compression: the effective bound on the device, from the params
- * (ABS) or the data's range (REL), before the main kernel reads it. */
-__global__ void resolve_bound(const fz_gpu_args a) {
+/* The enforced bound (lossless flag, exponent) for an absolute bound. */
+__device__ void bound_of(const fz_header &h, uint64_t abs_bits, int *lossless,
+                         int32_t *k) {
+    *k = 0;
+    *lossless = sleek_bound_exponent(fz_dtype_size(h.dtype), abs_bits, k);
+    if (*lossless)
+        *k = 0;
+}
+
+/* The absolute bound of the params (ABS) or of the range in the scratch
+ * keys (REL). */
+__device__ uint64_t abs_bound_bits(const fz_gpu_args &a, double *lo,
+                                   double *hi) {
     const fz_header &h = a.expect;
-    uint64_t abs_bits = h.bound_bits;
-    if (h.mode == 2) {
-        double rel;
-        memcpy(&rel, &h.bound_bits, sizeof rel);
-        const double lo = a.scratch->range_lo, hi = a.scratch->range_hi;
-        abs_bits = fz_rel_abs_bound_bits(rel, lo, hi);
-    }
-    int32_t k = 0;
-    const int lossless =
-        sleek_bound_exponent(fz_dtype_size(h.dtype), abs_bits, &k);
-    a.scratch->bound_lossless = lossless;
-    a.scratch->bound_k = k;
-    a.scratch->bound_eff_bits = lossless ? 0 : sleek_pow2_bits(k);
+    if (h.mode != 2)
+        return h.bound_bits;
+    double rel;
+    memcpy(&rel, &h.bound_bits, sizeof rel);
+    range_from_keys(a.scratch, h.dtype == 1, lo, hi);
+    return fz_rel_abs_bound_bits(rel, *lo, *hi);
+}
+
+__device__ void set_bound(fz_gpu_scratch *s, int lossless, int32_t k) {
+    s->bound_lossless = lossless;
+    s->bound_k = k;
+    s->bound_eff_bits = lossless ? 0 : sleek_pow2_bits(k);
+}
+
+/* REL: the range of kSample values spread evenly over the input, into the
+ * scratch keys. */
+constexpr uint64_t kSample = 65536;
+template <typename T>
+__global__ void __launch_bounds__(1024) sample_range(const fz_gpu_args a) {
+    const uint64_t n = a.expect.original_bytes / sizeof(T);
+    const uint64_t m = n < kSample ? n : kSample;
+    if (m == 0)
+        return;
+    const uint64_t step = n / m, part = n % m;
+    const T *in = reinterpret_cast<const T *>(a.src);
+    RangeKeys<T> range;
+    for (uint64_t i = threadIdx.x; i < m; i += blockDim.x)
+        range.add(in[i * step + i * part / m]); /* floor(i n / m) */
+    range.publish(a.scratch);
+}
+
+/* Lossy compression: the effective bound on the device, from the params
+ * (ABS) or the sampled range (REL), before the main kernel reads it. The
+ * keys are cleared for the main kernel's own range. */
+__global__ void resolve_bound(const fz_gpu_args a) {
+    fz_gpu_scratch *s = a.scratch;
+    double lo = 0, hi = 0;
+    int lossless;
+    int32_t k;
+    bound_of(a.expect, abs_bound_bits(a, &lo, &hi), &lossless, &k);
+    set_bound(s, lossless, k);
+    s->range_lo = lo;
+    s->range_hi = hi;
+    s->key_hi = s->key_lo_inv = 0;
+}
+
+/* REL after the tracking pass: the whole input's bound. Where it differs
+ * from the sampled one, the state of the pass is reset (its output is
+ * rewritten completely) and the redo pass runs. */
+__global__ void confirm_bound(const fz_gpu_args a) {
+    fz_gpu_scratch *s = a.scratch;
+    double lo = 0, hi = 0;
+    int lossless;
+    int32_t k;
+    bound_of(a.expect, abs_bound_bits(a, &lo, &hi), &lossless, &k);
+    s->range_lo = lo;
+    s->range_hi = hi;
+    if (lossless == s->bound_lossless && k == s->bound_k)
+        return;
+    set_bound(s, lossless, k);
+    s->redo = 1;
+    s->ticket = 0;
+    s->table_sum = 0;
+    s->payload_total = 0;
+    s->status = FZS_OK;
+}
+
+__global__ void reset_lookback_for_redo(const fz_gpu_args a) {
+    if (!a.scratch->redo)
+        return;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+         i < a.expect.chunk_count; i += (uint64_t)gridDim.x * blockDim.x)
+        a.lookback[i] = 0;
+}
+
+template <typename T>
+cudaError_t compress_rel(const fz_gpu_args *a, int smem, int sm_count,
+                         cudaStream_t stream) {
+    sample_range<T><<<1, 1024, 0, stream>>>(*a);
+    resolve_bound<<<1, 1, 0, stream>>>(*a);
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = launch(sleek_compress_kernel<T, true, kTrack>, smem, a, sm_count,
+                     stream);
+    if (err != cudaSuccess)
+        return err;
+    confirm_bound<<<1, 1, 0, stream>>>(*a);
+    reset_lookback_for_redo<<<sm_count, 256, 0, stream>>>(*a);
+    err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    return launch(sleek_compress_kernel<T, true, kRedo>, smem, a, sm_count,
+                  stream);
 }
 
 } // namespace
 
+/* REL speculates on the bound instead of reading the whole input for its
+ * range first: SLEEK's quantizer only uses the power of two at or below
+ * rel x (max - min), so the range of an even sample almost always gives
+ * the same exponent as the whole input's. The compression pass tracks the
+ * exact range of everything it reads, a one-thread check compares the
+ * exponents, and only on a miss does a second pass run with the right one.
+ * Either way the bytes are those the CPU writes. */
 cudaError_t fz_sleek_gpu_compress(const fz_gpu_args *a, int sm_count,
                                   cudaStream_t stream) {
     const int smem = (int)sizeof(CompressShared);
@@ -700,13 +890,11 @@ cudaError_t fz_sleek_gpu_compress(const fz_gpu_args *a, int sm_count,
                             sm_count, stream)
                    : launch(sleek_compress_kernel<uint64_t, false>, smem, a,
                             sm_count, stream);
-    cudaError_t err = cudaSuccess;
     if (a->expect.mode == 2)
-        err = fz_gpu_value_range(a, stream);
-    if (err == cudaSuccess) {
-        resolve_bound<<<1, 1, 0, stream>>>(*a);
-        err = cudaGetLastError();
-    }
+        return f32 ? compress_rel<uint32_t>(a, smem, sm_count, stream)
+                   : compress_rel<uint64_t>(a, smem, sm_count, stream);
+    resolve_bound<<<1, 1, 0, stream>>>(*a);
+    cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
     return f32 ? launch(sleek_compress_kernel<uint32_t, true>, smem, a,
