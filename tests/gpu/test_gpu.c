@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/codecs/sleek/sleek_xform.h"
 #include "test_util.h"
 
 static unsigned cases_run;
@@ -446,35 +447,62 @@ static void test_lossy_cases(void) {
     }
 }
 
-/* 7: REL on the GPU takes its bound from a sample of the values and checks
- * it against the whole input's range afterwards. Values the sample skips
- * (it reads value floor(i n / 65536) for n >= 65536) that move the bound's
- * power of two make the check miss, and the pass that follows must give
- * the CPU's bytes; data the sample does represent must too. */
+/* The first position >= from that the GPU's REL sample does not read. */
+static size_t unsampled_at_or_after(size_t from, size_t n) {
+    const uint64_t m = n < SLEEK_SAMPLE ? n : SLEEK_SAMPLE;
+    uint8_t *seen = calloc(n, 1);
+    CHECK(seen != NULL);
+    for (uint64_t k = 0; k < m; k++)
+        seen[sleek_sample_index(k, n, m)] = 1;
+    size_t i = from;
+    while (i < n && seen[i])
+        i++;
+    free(seen);
+    CHECK(i < n);
+    return i;
+}
+
+/* 7: REL on the GPU takes its bound from a sample of the values
+ * (sleek_sample_index) and checks it against the whole input's range after
+ * compressing. Extremes the sample skips that move the bound's power of
+ * two make the check miss, infinities make it take the exact pass, and
+ * the result must still be the CPU's bytes; so must data the sample does
+ * represent (a 3-D field with power-of-two extents). */
 static void test_rel_sample_misses(void) {
     const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
-    const size_t n = 300001; /* samples 0, 4, 9, ...: not 1, 2, 3 */
-    enum { SMOOTH, SPIKE_UP, SPIKE_DOWN, FINITE_UNSAMPLED, PARTIAL_TAIL };
+    const size_t n = 300001; /* the last chunk is partial */
+    enum { FIELD, SPIKE_UP, SPIKE_DOWN, ONLY_UNSAMPLED, TAIL, INF, INF_SPIKE };
     for (int t = 0; t < 2; t++)
-        for (int kind = SMOOTH; kind <= PARTIAL_TAIL; kind++) {
+        for (int kind = FIELD; kind <= INF_SPIKE; kind++) {
             tu_context("gpu REL sample %s kind %d", tu_dtype_name(dtypes[t]),
                        kind);
-            void *src = tu_xmalloc(n * tu_dtype_size(dtypes[t]));
-            for (size_t i = 0; i < n; i++)
-                tu_set_value(dtypes[t], src, i, sin(i * 1e-3) * 0.5 + 0.5);
+            const fz_dtype dt = dtypes[t];
+            void *src = tu_xmalloc(n * tu_dtype_size(dt));
+            for (size_t i = 0; i < n; i++) /* 64 x 64 x ~73, smooth */
+                tu_set_value(dt, src, i,
+                             sin((i % 64) * 0.1) * cos((i / 64 % 64) * 0.07) +
+                                 (i / 4096) * 1e-3);
+            const size_t a = unsampled_at_or_after(1, n);
+            const size_t b = unsampled_at_or_after(a + 1, n);
             if (kind == SPIKE_UP)
-                tu_set_value(dtypes[t], src, 1, 1000.0);
+                tu_set_value(dt, src, a, 1000.0);
             if (kind == SPIKE_DOWN)
-                tu_set_value(dtypes[t], src, 2, -3.0e5);
-            if (kind == FINITE_UNSAMPLED) /* the sample sees no finite value */
+                tu_set_value(dt, src, a, -3.0e5);
+            if (kind == ONLY_UNSAMPLED) /* the sample sees no finite value */
                 for (size_t i = 0; i < n; i++)
-                    tu_set_value(dtypes[t], src, i,
-                                 i == 1   ? -2.0
-                                 : i == 3 ? 7.0
+                    tu_set_value(dt, src, i,
+                                 i == a   ? -2.0
+                                 : i == b ? 7.0
                                           : NAN);
-            if (kind == PARTIAL_TAIL) /* extremes in the last, short chunk */
-                tu_set_value(dtypes[t], src, n - 2, 9.0e4);
-            gpu_case c = make_case_of(dtypes[t], src, n, 0, FZ_MODE_REL, 1e-3);
+            if (kind == TAIL)
+                tu_set_value(dt, src, unsampled_at_or_after(n - 300, n), 9.0e4);
+            if (kind >= INF) { /* the exact pass; a spike it finds */
+                tu_set_value(dt, src, 5, INFINITY);
+                tu_set_value(dt, src, 77, -INFINITY);
+                if (kind == INF_SPIKE)
+                    tu_set_value(dt, src, a, 500.0);
+            }
+            gpu_case c = make_case_of(dt, src, n, 0, FZ_MODE_REL, 1e-3);
             check_host_api(&c);
             check_device_api(&c);
             free_case(&c);

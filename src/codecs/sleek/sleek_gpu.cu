@@ -113,50 +113,87 @@ template <typename T> struct Layout {
     static constexpr int VPL = V / 32;                    /* per lane */
 };
 
-/* REL speculation (fz_sleek_gpu_compress): order-preserving integer key
- * of a finite value's bits, 0 for NaN and infinities, so the largest key
- * is the largest finite value and the largest complemented key the
- * smallest. Integer max is exact and order-free: the same range as a
- * min/max over doubles (but for the sign of a zero, which the bound
- * ignores). */
-__device__ __forceinline__ uint32_t range_key(uint32_t b) {
-    if ((b & 0x7F800000u) == 0x7F800000u)
-        return 0;
+/* REL speculation (fz_sleek_gpu_compress). Ranges travel as
+ * order-preserving integer keys of a value's bits (NaN excluded by the
+ * callers), published as the largest key and the largest complemented key
+ * by one atomicMax pair per warp: integer max is exact and order-free, so
+ * the range is that of a min/max over doubles (but for the sign of a zero,
+ * which the bound ignores). */
+__device__ __forceinline__ uint32_t order_key(uint32_t b) {
     return b >> 31 ? ~b : b | 0x80000000u;
 }
-__device__ __forceinline__ uint64_t range_key(uint64_t b) {
-    if ((b & 0x7FF0000000000000ull) == 0x7FF0000000000000ull)
-        return 0;
+__device__ __forceinline__ uint64_t order_key(uint64_t b) {
     return b >> 63 ? ~b : b | 0x8000000000000000ull;
 }
+/* 0 for NaN and infinities: only finite values count. */
+__device__ __forceinline__ uint32_t finite_key(uint32_t b) {
+    return (b & 0x7F800000u) == 0x7F800000u ? 0 : order_key(b);
+}
+__device__ __forceinline__ uint64_t finite_key(uint64_t b) {
+    return (b & 0x7FF0000000000000ull) == 0x7FF0000000000000ull ? 0
+                                                                : order_key(b);
+}
 
-/* A thread's running range: largest key, largest complemented key. */
+__device__ void publish_keys(fz_gpu_scratch *s, unsigned long long h,
+                             unsigned long long l) {
+    for (int d = 16; d > 0; d >>= 1) {
+        const unsigned long long oh = __shfl_xor_sync(FZ_FULL_MASK, h, d);
+        const unsigned long long ol = __shfl_xor_sync(FZ_FULL_MASK, l, d);
+        h = oh > h ? oh : h;
+        l = ol > l ? ol : l;
+    }
+    if ((threadIdx.x & 31) == 0 && h) {
+        atomicMax(&s->key_hi, h);
+        atomicMax(&s->key_lo_inv, l);
+    }
+}
+
+/* A thread's running range of finite values (keys; 0 = none yet). */
 template <typename T> struct RangeKeys {
     T hi = 0, lo_inv = 0;
     __device__ void add(T bits) {
-        const T k = range_key(bits);
+        const T k = finite_key(bits);
         hi = k > hi ? k : hi;
         const T inv = k ? (T)~k : (T)0;
         lo_inv = inv > lo_inv ? inv : lo_inv;
     }
-    /* One atomic pair per warp into the scratch head. */
     __device__ void publish(fz_gpu_scratch *s) const {
-        unsigned long long h = hi, l = lo_inv;
-        for (int d = 16; d > 0; d >>= 1) {
-            const unsigned long long oh = __shfl_xor_sync(FZ_FULL_MASK, h, d);
-            const unsigned long long ol = __shfl_xor_sync(FZ_FULL_MASK, l, d);
-            h = oh > h ? oh : h;
-            l = ol > l ? ol : l;
-        }
-        if ((threadIdx.x & 31) == 0 && h) {
-            atomicMax(&s->key_hi, h);
-            atomicMax(&s->key_lo_inv, l);
-        }
+        publish_keys(s, hi, lo_inv);
     }
 };
 
-/* The finite range from the published keys; no finite value gives
- * lo > hi, as the CUB reduction's neutral pair would. */
+/* The compression pass's running range: two float min/max instructions
+ * per value (NaN is ignored by fmin/fmax; the build keeps subnormals, no
+ * -ftz). Infinities are not excluded: when one is seen, the check falls
+ * back to an exact pass over the finite values. */
+template <typename T> struct TrackedRange;
+template <> struct TrackedRange<uint32_t> {
+    float lo = INFINITY, hi = -INFINITY;
+    __device__ void add(uint32_t b) {
+        const float f = __uint_as_float(b);
+        lo = fminf(lo, f);
+        hi = fmaxf(hi, f);
+    }
+    __device__ void publish(fz_gpu_scratch *s) const {
+        publish_keys(s, order_key(__float_as_uint(hi)),
+                     (uint32_t)~order_key(__float_as_uint(lo)));
+    }
+};
+template <> struct TrackedRange<uint64_t> {
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    __device__ void add(uint64_t b) {
+        const double f = __longlong_as_double((long long)b);
+        lo = fmin(lo, f);
+        hi = fmax(hi, f);
+    }
+    __device__ void publish(fz_gpu_scratch *s) const {
+        publish_keys(s, order_key((uint64_t)__double_as_longlong(hi)),
+                     ~order_key((uint64_t)__double_as_longlong(lo)));
+    }
+};
+
+/* The range from the published keys; nothing published gives lo > hi,
+ * as the CUB reduction's neutral pair would. */
 __device__ void range_from_keys(const fz_gpu_scratch *s, bool f32, double *lo,
                                 double *hi) {
     if (!s->key_hi) {
@@ -312,7 +349,7 @@ __device__ uint32_t lane_hash(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
  * (the zero padding of a partial last chunk left out). */
 template <typename T>
 __device__ void lane_range(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
-                           uint32_t nvals, RangeKeys<T> *range) {
+                           uint32_t nvals, TrackedRange<T> *range) {
     typedef Layout<T> L;
     const uint32_t base =
         (threadIdx.x >> 5) * kSubsPerWarp * L::V + (threadIdx.x & 31) * L::VPL;
@@ -485,7 +522,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         bs.next = next_ticket(a);
     uint64_t prev = ~0ull; /* chunk encoded last iteration, not yet written */
     uint32_t prev_size = 0;
-    RangeKeys<T> range;
+    TrackedRange<T> range;
     for (int cur = 0; c < h.chunk_count; cur = cur == 2 ? 0 : cur + 1) {
         const int next_buf = cur == 2 ? 0 : cur + 1;
         const int prev_buf = cur == 0 ? 2 : cur - 1;
@@ -791,20 +828,18 @@ __device__ void set_bound(fz_gpu_scratch *s, int lossless, int32_t k) {
     s->bound_eff_bits = lossless ? 0 : sleek_pow2_bits(k);
 }
 
-/* REL: the range of kSample values spread evenly over the input, into the
- * scratch keys. */
-constexpr uint64_t kSample = 65536;
+/* REL: the range of the sample (sleek_sample_index), into the keys. */
+constexpr int kSampleThreads = 256;
 template <typename T>
-__global__ void __launch_bounds__(1024) sample_range(const fz_gpu_args a) {
+__global__ void __launch_bounds__(kSampleThreads)
+    sample_range(const fz_gpu_args a) {
     const uint64_t n = a.expect.original_bytes / sizeof(T);
-    const uint64_t m = n < kSample ? n : kSample;
-    if (m == 0)
-        return;
-    const uint64_t step = n / m, part = n % m;
-    const T *in = reinterpret_cast<const T *>(a.src);
+    const uint64_t m = n < SLEEK_SAMPLE ? n : SLEEK_SAMPLE;
+    const uint64_t k = (uint64_t)blockIdx.x * kSampleThreads + threadIdx.x;
     RangeKeys<T> range;
-    for (uint64_t i = threadIdx.x; i < m; i += blockDim.x)
-        range.add(in[i * step + i * part / m]); /* floor(i n / m) */
+    if (k < m)
+        range.add(
+            reinterpret_cast<const T *>(a.src)[sleek_sample_index(k, n, m)]);
     range.publish(a.scratch);
 }
 
@@ -823,15 +858,24 @@ __global__ void resolve_bound(const fz_gpu_args a) {
     s->key_hi = s->key_lo_inv = 0;
 }
 
-/* REL after the tracking pass: the whole input's bound. Where it differs
- * from the sampled one, the state of the pass is reset (its output is
- * rewritten completely) and the redo pass runs. */
-__global__ void confirm_bound(const fz_gpu_args a) {
+/* REL: the whole input's bound against the sampled one. On a difference
+ * the pass's state is reset (its output is rewritten completely) and the
+ * redo pass runs. After the tracking pass (exact = false) a range that
+ * reaches an infinity is not the finite range: the exact pass decides. */
+__global__ void confirm_bound(const fz_gpu_args a, bool exact) {
     fz_gpu_scratch *s = a.scratch;
+    if (exact && !s->exact_pass)
+        return;
     double lo = 0, hi = 0;
     int lossless;
     int32_t k;
-    bound_of(a.expect, abs_bound_bits(a, &lo, &hi), &lossless, &k);
+    const uint64_t abs_bits = abs_bound_bits(a, &lo, &hi);
+    if (!exact && (isinf(lo) && lo < 0 || isinf(hi) && hi > 0)) {
+        s->exact_pass = 1;
+        s->key_hi = s->key_lo_inv = 0;
+        return;
+    }
+    bound_of(a.expect, abs_bits, &lossless, &k);
     s->range_lo = lo;
     s->range_hi = hi;
     if (lossless == s->bound_lossless && k == s->bound_k)
@@ -842,6 +886,23 @@ __global__ void confirm_bound(const fz_gpu_args a) {
     s->table_sum = 0;
     s->payload_total = 0;
     s->status = FZS_OK;
+}
+
+/* REL with an infinity in the data: the finite range, exactly. A plain
+ * grid pass, as it runs only when the check asks for it (a library
+ * reduction cannot be skipped from the device). */
+template <typename T>
+__global__ void __launch_bounds__(kSampleThreads)
+    exact_range_if_needed(const fz_gpu_args a) {
+    if (!a.scratch->exact_pass)
+        return;
+    const uint64_t n = a.expect.original_bytes / sizeof(T);
+    const T *in = reinterpret_cast<const T *>(a.src);
+    RangeKeys<T> range;
+    for (uint64_t i = (uint64_t)blockIdx.x * kSampleThreads + threadIdx.x;
+         i < n; i += (uint64_t)gridDim.x * kSampleThreads)
+        range.add(in[i]);
+    range.publish(a.scratch);
 }
 
 __global__ void reset_lookback_for_redo(const fz_gpu_args a) {
@@ -855,7 +916,8 @@ __global__ void reset_lookback_for_redo(const fz_gpu_args a) {
 template <typename T>
 cudaError_t compress_rel(const fz_gpu_args *a, int smem, int sm_count,
                          cudaStream_t stream) {
-    sample_range<T><<<1, 1024, 0, stream>>>(*a);
+    sample_range<T><<<(SLEEK_SAMPLE + kSampleThreads - 1) / kSampleThreads,
+                      kSampleThreads, 0, stream>>>(*a);
     resolve_bound<<<1, 1, 0, stream>>>(*a);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess)
@@ -863,7 +925,9 @@ cudaError_t compress_rel(const fz_gpu_args *a, int smem, int sm_count,
                      stream);
     if (err != cudaSuccess)
         return err;
-    confirm_bound<<<1, 1, 0, stream>>>(*a);
+    confirm_bound<<<1, 1, 0, stream>>>(*a, false);
+    exact_range_if_needed<T><<<4 * sm_count, kSampleThreads, 0, stream>>>(*a);
+    confirm_bound<<<1, 1, 0, stream>>>(*a, true);
     reset_lookback_for_redo<<<sm_count, 256, 0, stream>>>(*a);
     err = cudaGetLastError();
     if (err != cudaSuccess)
@@ -876,11 +940,11 @@ cudaError_t compress_rel(const fz_gpu_args *a, int smem, int sm_count,
 
 /* REL speculates on the bound instead of reading the whole input for its
  * range first: SLEEK's quantizer only uses the power of two at or below
- * rel x (max - min), so the range of an even sample almost always gives
+ * rel x (max - min), so the range of a spread sample almost always gives
  * the same exponent as the whole input's. The compression pass tracks the
- * exact range of everything it reads, a one-thread check compares the
- * exponents, and only on a miss does a second pass run with the right one.
- * Either way the bytes are those the CPU writes. */
+ * range of everything it reads, a one-thread check compares the
+ * exponents, and only on a miss does a second pass run with the right one
+ * (LOSSY.md 5.1). Either way the bytes are those the CPU writes. */
 cudaError_t fz_sleek_gpu_compress(const fz_gpu_args *a, int sm_count,
                                   cudaStream_t stream) {
     const int smem = (int)sizeof(CompressShared);

@@ -255,6 +255,23 @@ static FZ_HD uint64_t sleek_pow2_bits(int32_t k) {
     return k >= -1022 ? (uint64_t)(k + 1023) << 52 : (uint64_t)1 << (k + 1074);
 }
 
+/* REL on the GPU (LOSSY.md 5.1) resolves its bound first from a sample of
+ * SLEEK_SAMPLE values (all of them when there are fewer): position k of m
+ * lies in the k-th of m equal strata of the n values, at an offset mixed
+ * from k, so that the sample does not alias with array extents that are
+ * powers of two (a plain stride would read one column of a 3-D field). */
+#define SLEEK_SAMPLE 65536u
+static FZ_HD uint64_t sleek_sample_index(uint64_t k, uint64_t n, uint64_t m) {
+    const uint64_t q = n / m, r = n % m;
+    const uint64_t lo = k * q + k * r / m;
+    const uint64_t hi = (k + 1) * q + (k + 1) * r / m;
+    uint32_t h = (uint32_t)k * 0x9E3779B1u;
+    h ^= h >> 15;
+    h *= 0x85EBCA77u;
+    h ^= h >> 13;
+    return lo + h % (hi - lo);
+}
+
 /* Which mapping a stream's chunks use, from its effective bound (binary64
  * bits): 0 -> lossless; else eps = 2^k, which must be an exact power of two
  * inside [KMIN, KMAX] for the element size. Returns 0, or 1 if invalid. */
