@@ -12,6 +12,7 @@
  * Decompression knows every size from the table: each batch's sub-stream
  * (header built on the host, table slice, payload) goes up, is decoded, and
  * comes back to its place in dst. */
+#include <cfloat>
 #include <initializer_list>
 #include <mutex>
 #include <new>
@@ -178,12 +179,21 @@ struct Pipeline {
     size_t scratch_bytes = 0;
     int threads = 1;
     Memory src_mem = Memory::Pageable, dst_mem = Memory::Pageable;
+    /* REL: input batches kept on the device, and their value ranges */
+    uint8_t *d_resident = nullptr;
+    size_t have_resident = 0;
+    uint8_t *d_ranges = nullptr;
+    size_t have_ranges = 0;
 
-    /* Free every slot, in use or only kept. */
+    /* Free every slot, in use or only kept, and the resident input. */
     void release() {
         for (Slot &s : slots)
             if (s.allocated())
                 s.destroy();
+        cudaFree(d_resident);
+        cudaFree(d_ranges);
+        d_resident = d_ranges = nullptr;
+        have_resident = have_ranges = 0;
         cudaGetLastError();
         count = 0;
     }
@@ -240,6 +250,8 @@ struct Compressor {
     size_t capacity;
     uint64_t pos = 0; /* where the next batch payload goes in dst */
     uint32_t entry = 0;
+    uint64_t resident = 0; /* REL: batches [0, resident) are on the device */
+    uint64_t stride = 0;   /* bytes between resident batches (aligned) */
 
     /* Sizes for the largest batch (the first) and the last one. */
     fz_status sizes(SlotSizes *z) {
@@ -260,6 +272,11 @@ struct Compressor {
             z->d_out = (size_t)max_u64(z->d_out, bound);
             z->scratch = (size_t)max_u64(z->scratch, scratch);
             z->meta = (size_t)max_u64(z->meta, n * entry);
+            if (plan.h.mode == FZ_MODE_REL) /* range reduction temp */
+                z->scratch = (size_t)max_u64(
+                    z->scratch,
+                    fz_gpu_values_range_temp_bytes(
+                        plan.h.dtype, bytes / fz_dtype_size(plan.h.dtype)));
         }
         z->h_in = pl.src_mem == Memory::Pinned ? 0 : z->d_in;
         z->h_out = pl.dst_mem == Memory::Pinned ? 0 : z->d_in;
@@ -276,15 +293,20 @@ struct Compressor {
             return st;
         size_t bound = 0;
         fz_compress_bound(&bp, &bound);
-        const uint8_t *in = src + first_byte;
-        if (s.staging_in()) {
-            fz_host_copy(s.staging_in(), in, (size_t)bytes, pl.threads);
-            in = s.staging_in();
+        const uint8_t *d_src = s.d_in;
+        if (b < resident) {
+            d_src = pl.d_resident + b * stride; /* uploaded by resolve_range */
+        } else {
+            const uint8_t *in = src + first_byte;
+            if (s.staging_in()) {
+                fz_host_copy(s.staging_in(), in, (size_t)bytes, pl.threads);
+                in = s.staging_in();
+            }
+            st = from_cuda(cudaMemcpyAsync(s.d_in, in, (size_t)bytes,
+                                           cudaMemcpyHostToDevice, s.stream));
         }
-        st = from_cuda(cudaMemcpyAsync(s.d_in, in, (size_t)bytes,
-                                       cudaMemcpyHostToDevice, s.stream));
         if (st == FZ_OK)
-            st = fz_device_compress(&bp, s.d_in, s.d_out, bound, s.d_scratch,
+            st = fz_device_compress(&bp, d_src, s.d_out, bound, s.d_scratch,
                                     pl.scratch_bytes, s.d_result, s.h_result(),
                                     s.stream);
         if (st == FZ_OK)
@@ -326,6 +348,129 @@ struct Compressor {
         s.pending_bytes = payload;
         pos += payload;
         return st;
+    }
+
+    /* How many leading batches REL keeps on the device: as many as fit in
+     * half the free device memory (a cached resident buffer counts as
+     * free) and in FZ_GPU_RESIDENT_MIB when that is set. */
+    uint64_t resident_batches() {
+        uint64_t first, n, first_byte, bytes;
+        fz_plan_batch(&plan, 0, &first, &n, &first_byte, &bytes);
+        stride = fz_align_up(bytes, FZ_GPU_SCRATCH_ALIGN);
+        size_t free_bytes = 0, total = 0;
+        if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+            cudaGetLastError();
+            return 0;
+        }
+        uint64_t budget = ((uint64_t)free_bytes + pl.have_resident) / 2;
+        const char *cap = getenv("FZ_GPU_RESIDENT_MIB");
+        if (cap && *cap) {
+            const uint64_t mib = strtoull(cap, nullptr, 10);
+            if (mib < (budget >> 20))
+                budget = mib << 20;
+        }
+        const uint64_t r = budget / stride;
+        return r < plan.batch_count ? r : plan.batch_count;
+    }
+
+    /* The resident buffer and range records; false when short of memory
+     * (then nothing stays resident: the host computes the range). */
+    bool reserve_resident() {
+        cudaError_t e = grow(&pl.d_resident, &pl.have_resident,
+                             (size_t)(resident * stride), false);
+        if (e == cudaSuccess)
+            e = grow(&pl.d_ranges, &pl.have_ranges,
+                     (size_t)(resident * 2 * sizeof(double)), false);
+        cudaGetLastError();
+        return e == cudaSuccess;
+    }
+
+    /* H2D of batches [0, resident) into the resident buffer, each one's
+     * range reduced on its stream as soon as it has landed. */
+    fz_status upload_resident() {
+        const uint32_t esize = fz_dtype_size(plan.h.dtype);
+        for (uint64_t b = 0; b < resident; b++) {
+            Slot &s = pl.of(b);
+            uint64_t first, n, first_byte, bytes;
+            fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
+            const uint8_t *in = src + first_byte;
+            uint8_t *to = pl.d_resident + b * stride;
+            fz_status st = FZ_OK;
+            if (s.staging_in()) { /* free once its last H2D is done */
+                if (b >= pl.count)
+                    st = from_cuda(cudaEventSynchronize(s.meta_done));
+                if (st != FZ_OK)
+                    return st;
+                fz_host_copy(s.staging_in(), in, (size_t)bytes, pl.threads);
+                in = s.staging_in();
+            }
+            st = from_cuda(cudaMemcpyAsync(to, in, (size_t)bytes,
+                                           cudaMemcpyHostToDevice, s.stream));
+            if (st == FZ_OK)
+                st = from_cuda(cudaEventRecord(s.meta_done, s.stream));
+            double *lo_hi = reinterpret_cast<double *>(pl.d_ranges) + 2 * b;
+            if (st == FZ_OK)
+                st = from_cuda(fz_gpu_values_range(
+                    plan.h.dtype, to, bytes / esize, lo_hi, s.d_scratch,
+                    pl.scratch_bytes, s.stream));
+            if (st != FZ_OK)
+                return st;
+        }
+        return FZ_OK;
+    }
+
+    /* Min and max of the resident batches' ranges into lo, hi. */
+    fz_status resident_range(double *lo, double *hi) {
+        fz_status st = FZ_OK;
+        for (uint32_t i = 0; i < pl.count; i++) {
+            const fz_status w =
+                from_cuda(cudaStreamSynchronize(pl.slots[i].stream));
+            st = st != FZ_OK ? st : w;
+        }
+        const size_t bytes = (size_t)(resident * 2 * sizeof(double));
+        double *lo_hi = static_cast<double *>(malloc(bytes));
+        if (st == FZ_OK && !lo_hi)
+            st = FZ_ERR_OUT_OF_MEMORY;
+        if (st == FZ_OK)
+            st = from_cuda(
+                cudaMemcpy(lo_hi, pl.d_ranges, bytes, cudaMemcpyDeviceToHost));
+        for (uint64_t b = 0; st == FZ_OK && b < resident; b++) {
+            *lo = lo_hi[2 * b] < *lo ? lo_hi[2 * b] : *lo;
+            *hi = lo_hi[2 * b + 1] > *hi ? lo_hi[2 * b + 1] : *hi;
+        }
+        free(lo_hi);
+        return st;
+    }
+
+    /* REL: the range of the whole input, then the bound it implies. The
+     * leading batches that fit go up once and stay (their ranges are
+     * reduced on the device); the host scans the rest meanwhile. Min and
+     * max are exact, so the bound is fz_compress's whatever the split. */
+    fz_status resolve_range() {
+        resident = plan.batch_count ? resident_batches() : 0;
+        if (resident && !reserve_resident())
+            resident = 0;
+        fz_status st = upload_resident();
+        uint64_t tail = plan.h.original_bytes;
+        if (resident < plan.batch_count) {
+            uint64_t first, n, bytes;
+            fz_plan_batch(&plan, resident, &first, &n, &tail, &bytes);
+        }
+        const uint64_t esize = fz_dtype_size(plan.h.dtype);
+        double lo = DBL_MAX, hi = -DBL_MAX;
+        if (st == FZ_OK) /* overlaps the uploads of pinned input */
+            fz_value_range(plan.h.dtype, src + tail,
+                           (plan.h.original_bytes - tail) / esize, pl.threads,
+                           &lo, &hi);
+        if (st == FZ_OK && resident)
+            st = resident_range(&lo, &hi);
+        if (st != FZ_OK)
+            return st;
+        fz_plan_set_range(&plan, lo, hi);
+        /* the bound may change a codec's buffer sizes: grow them */
+        SlotSizes z;
+        st = plan.batch_count ? sizes(&z) : FZ_OK;
+        return st == FZ_OK && plan.batch_count ? pl.create(pl.count, z) : st;
     }
 
     bool ready(uint64_t b) {
@@ -680,13 +825,8 @@ extern "C" fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
     pl.threads = fz_thread_count(p->threads);
     pl.src_mem = src_mem;
     pl.dst_mem = dst_mem;
-    if (plan.h.mode == FZ_MODE_REL) {
-        double lo, hi;
-        fz_value_range(plan.h.dtype, src,
-                       plan.h.original_bytes / fz_dtype_size(plan.h.dtype),
-                       pl.threads, &lo, &hi);
-        fz_plan_set_range(&plan, lo, hi);
-    }
+    if (plan.h.mode == FZ_MODE_REL) /* for sizing; the data's comes later */
+        fz_plan_set_range(&plan, 0.0, 0.0);
     Compressor job{pl, plan, static_cast<const uint8_t *>(src),
                    static_cast<uint8_t *>(dst), dst_capacity};
     job.entry = fz_table_entry_bytes(plan.h.flags);
@@ -697,7 +837,10 @@ extern "C" fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
         if (s != FZ_OK)
             return s;
     }
-    s = job.run(compressed_size);
+    if (plan.h.mode == FZ_MODE_REL)
+        s = job.resolve_range();
+    if (s == FZ_OK)
+        s = job.run(compressed_size);
     lease.keep = s == FZ_OK;
     return s;
 }
