@@ -93,10 +93,14 @@ cudaError_t grow(uint8_t **p, size_t *have, size_t want, bool pinned) {
     return e;
 }
 
-/* One stream with its buffers and the batch in flight. Buffers only grow,
- * so a slot kept in the cache serves any later call that fits. */
+/* One batch in flight with its buffers. Buffers only grow, so a slot kept
+ * in the cache serves any later call that fits. Two streams: `stream`
+ * takes the H2D, the kernel and the small result D2H (then meta_done),
+ * `out` the output D2H (then done). So the next batch's H2D into d_in
+ * need not queue behind this batch's output D2H: only the next kernel,
+ * which overwrites d_out, waits for `done`, on the device. */
 struct Slot {
-    cudaStream_t stream = nullptr;
+    cudaStream_t stream = nullptr, out = nullptr;
     cudaEvent_t meta_done = nullptr, done = nullptr;
     uint8_t *d_in = nullptr, *d_out = nullptr, *d_scratch = nullptr;
     fz_device_result *d_result = nullptr;
@@ -125,6 +129,8 @@ struct Slot {
         cudaError_t e = cudaSuccess;
         if (!stream)
             e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+        if (e == cudaSuccess && !out)
+            e = cudaStreamCreateWithFlags(&out, cudaStreamNonBlocking);
         if (e == cudaSuccess && !meta_done)
             e = cudaEventCreateWithFlags(&meta_done, cudaEventDisableTiming);
         if (e == cudaSuccess && !done)
@@ -152,11 +158,25 @@ struct Slot {
     bool allocated() const {
         return stream != nullptr;
     }
+    /* Wait for both streams. */
+    cudaError_t synchronize() {
+        cudaError_t e = stream ? cudaStreamSynchronize(stream) : cudaSuccess;
+        const cudaError_t o = out ? cudaStreamSynchronize(out) : cudaSuccess;
+        return e != cudaSuccess ? e : o;
+    }
+    /* Queue the output D2H on `out` after the kernel (meta_done). */
+    cudaError_t copy_out(void *to, const void *from, size_t bytes) {
+        cudaError_t e = cudaStreamWaitEvent(out, meta_done, 0);
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, out);
+        return e == cudaSuccess ? cudaEventRecord(done, out) : e;
+    }
     void destroy() {
-        if (stream) {
-            cudaStreamSynchronize(stream);
+        synchronize();
+        if (stream)
             cudaStreamDestroy(stream);
-        }
+        if (out)
+            cudaStreamDestroy(out);
         if (meta_done)
             cudaEventDestroy(meta_done);
         if (done)
@@ -229,7 +249,7 @@ struct Pipeline {
         fz_status st = FZ_OK;
         for (uint32_t i = 0; i < count; i++) {
             fz_status d = drain(slots[i], dst);
-            fz_status w = from_cuda(cudaStreamSynchronize(slots[i].stream));
+            fz_status w = from_cuda(slots[i].synchronize());
             st = st != FZ_OK ? st : d != FZ_OK ? d : w;
         }
         return st;
@@ -305,6 +325,8 @@ struct Compressor {
             st = from_cuda(cudaMemcpyAsync(s.d_in, in, (size_t)bytes,
                                            cudaMemcpyHostToDevice, s.stream));
         }
+        if (st == FZ_OK) /* d_out free: the previous output D2H is done */
+            st = from_cuda(cudaStreamWaitEvent(s.stream, s.done, 0));
         if (st == FZ_OK)
             st = fz_device_compress(&bp, d_src, s.d_out, bound, s.d_scratch,
                                     pl.scratch_bytes, s.d_result, s.h_result(),
@@ -338,11 +360,11 @@ struct Compressor {
             return FZ_ERR_DST_TOO_SMALL;
         memcpy(dst + FZ_HDR_BYTES + first * entry, s.h_table(),
                (size_t)(n * entry));
+        st = pl.drain(s, dst); /* the staging of the slot's previous batch */
+        if (st != FZ_OK)
+            return st;
         uint8_t *to = s.staging_out() ? s.staging_out() : dst + pos;
-        st = from_cuda(cudaMemcpyAsync(to, s.d_out + sub_off, (size_t)payload,
-                                       cudaMemcpyDeviceToHost, s.stream));
-        if (st == FZ_OK)
-            st = from_cuda(cudaEventRecord(s.done, s.stream));
+        st = from_cuda(s.copy_out(to, s.d_out + sub_off, (size_t)payload));
         s.pending = s.staging_out() != nullptr;
         s.pending_pos = pos;
         s.pending_bytes = payload;
@@ -423,8 +445,7 @@ struct Compressor {
     fz_status resident_range(double *lo, double *hi) {
         fz_status st = FZ_OK;
         for (uint32_t i = 0; i < pl.count; i++) {
-            const fz_status w =
-                from_cuda(cudaStreamSynchronize(pl.slots[i].stream));
+            const fz_status w = from_cuda(pl.slots[i].synchronize());
             st = st != FZ_OK ? st : w;
         }
         const size_t bytes = (size_t)(resident * 2 * sizeof(double));
@@ -492,8 +513,6 @@ struct Compressor {
         for (uint64_t b = 0; st == FZ_OK && b < nb; b++) {
             while (st == FZ_OK && b >= n && placed <= b - n)
                 st = place(placed++);
-            if (st == FZ_OK)
-                st = pl.drain(pl.of(b), dst);
             if (st == FZ_OK)
                 st = launch(b);
             while (st == FZ_OK && placed <= b && ready(placed))
@@ -600,50 +619,57 @@ struct Decompressor {
             st =
                 from_cuda(cudaMemcpyAsync(s.d_in + sub_off, in, (size_t)payload,
                                           cudaMemcpyHostToDevice, s.stream));
+        if (st == FZ_OK) /* d_out free: the previous output D2H is done */
+            st = from_cuda(cudaStreamWaitEvent(s.stream, s.done, 0));
         if (st == FZ_OK)
             st = fz_device_decompress(&bp, s.d_in, (size_t)(sub_off + payload),
                                       s.d_out, (size_t)bytes, s.d_scratch,
                                       pl.scratch_bytes, opts, s.d_result,
                                       s.h_result(), s.stream);
+        if (st == FZ_OK)
+            st = from_cuda(cudaEventRecord(s.meta_done, s.stream));
+        if (st == FZ_OK) /* the staging of the slot's previous batch */
+            st = pl.drain(s, dst);
         uint8_t *to = s.staging_out() ? s.staging_out() : dst + first_byte;
         if (st == FZ_OK)
-            st = from_cuda(cudaMemcpyAsync(to, s.d_out, (size_t)bytes,
-                                           cudaMemcpyDeviceToHost, s.stream));
-        if (st == FZ_OK)
-            st = from_cuda(cudaEventRecord(s.done, s.stream));
+            st = from_cuda(s.copy_out(to, s.d_out, (size_t)bytes));
         s.pending = s.staging_out() != nullptr;
         s.pending_pos = first_byte;
         s.pending_bytes = bytes;
         return st;
     }
 
-    /* Batch b is back: check its result, copy a staged output out. */
-    fz_status land(uint64_t b) {
+    /* Batch b is decoded (its output may still be on its way down): check
+     * its result. Then the slot's pinned header, table, staging input and
+     * result record are free for the next batch. */
+    fz_status check(uint64_t b) {
         Slot &s = pl.of(b);
-        fz_status st = from_cuda(cudaEventSynchronize(s.done));
+        fz_status st = from_cuda(cudaEventSynchronize(s.meta_done));
         if (st != FZ_OK)
             return st;
         const fz_device_result r = *s.h_result();
         if (r.status != FZ_OK)
             return (fz_status)r.status;
-        if (r.size != s.pending_bytes)
+        uint64_t first, n, first_byte, bytes;
+        fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
+        if (r.size != bytes)
             return FZ_ERR_CUDA; /* cannot happen with a sound device API */
-        return pl.drain(s, dst);
+        return FZ_OK;
     }
 
     fz_status run() {
         const uint64_t nb = plan.batch_count, n = pl.count;
         in_pos = 0;
-        uint64_t landed = 0;
+        uint64_t checked = 0;
         fz_status st = FZ_OK;
         for (uint64_t b = 0; st == FZ_OK && b < nb; b++) {
-            while (st == FZ_OK && b >= n && landed <= b - n)
-                st = land(landed++);
+            while (st == FZ_OK && b >= n && checked <= b - n)
+                st = check(checked++);
             if (st == FZ_OK)
                 st = launch(b);
         }
-        while (st == FZ_OK && landed < nb)
-            st = land(landed++);
+        while (st == FZ_OK && checked < nb)
+            st = check(checked++);
         const fz_status fin = pl.finish_all(dst);
         return st != FZ_OK ? st : fin;
     }
@@ -713,7 +739,7 @@ struct Lease {
         if (!pl)
             return;
         for (Slot &s : pl->slots)
-            if (s.allocated() && cudaStreamSynchronize(s.stream) != cudaSuccess)
+            if (s.allocated() && s.synchronize() != cudaSuccess)
                 keep = false;
         pl->count = 0;
         if (keep) {
