@@ -11,7 +11,9 @@
  * output buffer; the host writes the header and table hash at the end.
  * Decompression knows every size from the table: each batch's sub-stream
  * (header built on the host, table slice, payload) goes up, is decoded, and
- * comes back to its place in dst. */
+ * comes back to its place in dst. REL: the batches that fit go up once and
+ * stay on the device while their value ranges are reduced there; once the
+ * bound is known they are compressed from there (resolve_range). */
 #include <cfloat>
 #include <initializer_list>
 #include <mutex>
