@@ -2,12 +2,17 @@
  * through fz_compress / fz_decompress with exec = FZ_EXEC_GPU.
  *
  * Measures in one run: pinned H2D and D2H bandwidth (cudaMemcpy of 1 GiB),
- * then for each codec (sleek lossless, sleek REL 1e-3, gfc, falcon) the
- * end-to-end compress and decompress throughput (original bytes / wall
- * time) with 1, 2, 4, 8 and 16 streams, for pinned and pageable user
- * buffers, on a generated smooth float64 array (default 4 GiB). Every run
- * is checked: the stream is the same for every stream count and buffer
- * kind, and decodes to the input (lossless) or within the bound (REL).
+ * each alone and both at once (duplex: two streams, one per direction,
+ * each its own buffers, in batch-sized copies), then for each codec (sleek
+ * lossless, sleek REL 1e-3, gfc, falcon) the end-to-end compress and decompress
+ * throughput (original bytes / wall time) with 1, 2, 4, 8 and 16 streams, for
+ * pinned and pageable user buffers, on a generated smooth float64 array
+ * (default 4 GiB). Every run is checked: the stream is the same for every
+ * stream count and buffer kind, and decodes to the input (lossless) or within
+ * the bound (REL). Besides the ratio to the one-way bandwidth (xH2D, xD2H) each
+ * run is set against the transfer limit for its ratio (xlim): both directions
+ * move at the duplex rates until the smaller one is done, the rest at the
+ * one-way rate (for equal sizes: max(in / H2D_duplex, out / D2H_duplex)).
  *
  * Before the table it prints the host-side costs that decide the pageable
  * path: pinned allocation (cudaMallocHost), page locking a user buffer
@@ -128,6 +133,80 @@ double copy_gbps(cudaMemcpyKind kind, int reps) {
     CHECK_CUDA(cudaFreeHost(h));
     CHECK_CUDA(cudaFree(d));
     return bytes / ms / 1e6;
+}
+
+struct Bandwidth {
+    double h2d, d2h;         /* one way */
+    double h2d_dup, d2h_dup; /* both at once */
+};
+
+/* Pinned H2D and D2H at the same time, two streams, each direction its
+ * own host and device buffers, 1 GiB each way in copies of `piece` bytes
+ * (a batch), as the pipeline issues them. Medians over reps. */
+void duplex_gbps(int reps, size_t piece, Bandwidth *bw) {
+    const size_t bytes = 1ull << 30;
+    piece = piece && piece < bytes ? piece : bytes;
+    void *h_up = nullptr, *h_down = nullptr, *d_up = nullptr, *d_down = nullptr;
+    CHECK_CUDA(cudaMallocHost(&h_up, bytes));
+    CHECK_CUDA(cudaMallocHost(&h_down, bytes));
+    CHECK_CUDA(cudaMalloc(&d_up, bytes));
+    CHECK_CUDA(cudaMalloc(&d_down, bytes));
+    memset(h_up, 1, bytes);
+    memset(h_down, 2, bytes);
+    cudaStream_t up, down;
+    CHECK_CUDA(cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking));
+    CHECK_CUDA(cudaStreamCreateWithFlags(&down, cudaStreamNonBlocking));
+    cudaEvent_t start, up_end, down_end;
+    CHECK_CUDA(cudaEventCreate(&start));
+    CHECK_CUDA(cudaEventCreate(&up_end));
+    CHECK_CUDA(cudaEventCreate(&down_end));
+    std::vector<float> t_up, t_down;
+    for (int r = 0; r < reps + 2; r++) { /* two warm-ups */
+        CHECK_CUDA(cudaEventRecord(start, up));
+        CHECK_CUDA(cudaStreamWaitEvent(down, start, 0));
+        for (size_t off = 0; off < bytes; off += piece) {
+            const size_t n = bytes - off < piece ? bytes - off : piece;
+            CHECK_CUDA(cudaMemcpyAsync((uint8_t *)d_up + off,
+                                       (uint8_t *)h_up + off, n,
+                                       cudaMemcpyHostToDevice, up));
+            CHECK_CUDA(cudaMemcpyAsync((uint8_t *)h_down + off,
+                                       (uint8_t *)d_down + off, n,
+                                       cudaMemcpyDeviceToHost, down));
+        }
+        CHECK_CUDA(cudaEventRecord(up_end, up));
+        CHECK_CUDA(cudaEventRecord(down_end, down));
+        CHECK_CUDA(cudaEventSynchronize(up_end));
+        CHECK_CUDA(cudaEventSynchronize(down_end));
+        float a = 0, b = 0;
+        CHECK_CUDA(cudaEventElapsedTime(&a, start, up_end));
+        CHECK_CUDA(cudaEventElapsedTime(&b, start, down_end));
+        if (r >= 2) {
+            t_up.push_back(a);
+            t_down.push_back(b);
+        }
+    }
+    bw->h2d_dup = bytes / bench_median(t_up) / 1e6;
+    bw->d2h_dup = bytes / bench_median(t_down) / 1e6;
+    cudaEventDestroy(start);
+    cudaEventDestroy(up_end);
+    cudaEventDestroy(down_end);
+    cudaStreamDestroy(up);
+    cudaStreamDestroy(down);
+    CHECK_CUDA(cudaFreeHost(h_up));
+    CHECK_CUDA(cudaFreeHost(h_down));
+    CHECK_CUDA(cudaFree(d_up));
+    CHECK_CUDA(cudaFree(d_down));
+}
+
+/* Least time to move `in` bytes up and `out` bytes down: both at the
+ * duplex rates until the smaller transfer is done, then the rest of the
+ * other at its one-way rate. */
+double transfer_limit_s(double in, double out, const Bandwidth &bw) {
+    const double t_in = in / (bw.h2d_dup * 1e9),
+                 t_out = out / (bw.d2h_dup * 1e9);
+    if (t_in >= t_out)
+        return t_out + (in - t_out * bw.h2d_dup * 1e9) / (bw.h2d * 1e9);
+    return t_in + (out - t_in * bw.d2h_dup * 1e9) / (bw.d2h * 1e9);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point a) {
@@ -256,19 +335,26 @@ int main(int argc, char **argv) {
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     const uint64_t n = (uint64_t)(o.gib * (1ull << 30)) / sizeof(double);
     const size_t bytes = n * sizeof(double);
-    const double h2d = copy_gbps(cudaMemcpyHostToDevice, o.reps);
-    const double d2h = copy_gbps(cudaMemcpyDeviceToHost, o.reps);
+    Bandwidth bw;
+    bw.h2d = copy_gbps(cudaMemcpyHostToDevice, o.reps);
+    bw.d2h = copy_gbps(cudaMemcpyDeviceToHost, o.reps);
+    const size_t piece = o.batch_mib ? (size_t)o.batch_mib << 20 : 64ull << 20;
+    duplex_gbps(o.reps, piece, &bw);
+    const double h2d = bw.h2d, d2h = bw.d2h;
     printf("# bench_pipeline on %s: %.2f GiB float64 (smooth, 4 decimals), "
            "median of %d runs, batch %s MiB\n",
            prop.name, bytes / double(1ull << 30), o.reps,
            o.batch_mib ? std::to_string(o.batch_mib).c_str() : "default");
     printf("# pinned cudaMemcpy 1 GiB: H2D %.2f GB/s, D2H %.2f GB/s\n", h2d,
            d2h);
+    printf("# pinned duplex (H2D and D2H at once, 1 GiB each, %zu MiB "
+           "copies, 2 streams): H2D %.2f GB/s, D2H %.2f GB/s\n",
+           piece >> 20, bw.h2d_dup, bw.d2h_dup);
     printf("# %s calls (cached GPU buffers %s)\n", o.cold ? "cold" : "warm",
            o.cold ? "freed before each" : "reused");
-    printf("%-12s %-12s %7s %7s %10s %8s %10s %8s %s\n", "codec", "buffers",
-           "streams", "ratio", "comp_GB/s", "xH2D", "decomp_GB/s", "xD2H",
-           "check");
+    printf("%-12s %-12s %7s %7s %10s %8s %8s %10s %8s %8s %s\n", "codec",
+           "buffers", "streams", "ratio", "comp_GB/s", "xH2D", "xlim",
+           "decomp_GB/s", "xD2H", "xlim", "check");
 
     const Codec codecs[] = {{"sleek", FZ_CODEC_SLEEK, FZ_MODE_LOSSLESS, 0},
                             {"sleek-rel", FZ_CODEC_SLEEK, FZ_MODE_REL, 1e-3},
@@ -343,9 +429,15 @@ int main(int argc, char **argv) {
                                 check_decoded(b.src, b.out, n, c.mode,
                                               info.bound_effective);
                 const double gc = bytes / tc / 1e9, gd = bytes / td / 1e9;
-                printf("%-12s %-12s %7u %7.3f %10.2f %8.2f %10.2f %8.2f %s\n",
+                const double lc = transfer_limit_s((double)bytes, (double)size,
+                                                   bw),
+                             ld = transfer_limit_s((double)size, (double)bytes,
+                                                   bw);
+                printf("%-12s %-12s %7u %7.3f %10.2f %8.2f %8.2f %10.2f %8.2f "
+                       "%8.2f %s\n",
                        c.name, kind_names[kind], s, bytes / double(size), gc,
-                       gc / h2d, gd, gd / d2h, ok ? "ok" : "FAILED");
+                       gc / h2d, lc / tc, gd, gd / d2h, ld / td,
+                       ok ? "ok" : "FAILED");
                 fflush(stdout);
                 if (!ok)
                     return 1;

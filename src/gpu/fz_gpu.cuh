@@ -56,6 +56,12 @@ cudaError_t fz_gpu_chunk_offsets(const fz_gpu_args *a, void *temp,
  * the temp region (value_range.cu). */
 size_t fz_gpu_range_temp_bytes(const fz_header *h);
 cudaError_t fz_gpu_value_range(const fz_gpu_args *a, cudaStream_t stream);
+/* The same for n values of dtype at src: lo_hi[0] = min, lo_hi[1] = max
+ * (DBL_MAX, -DBL_MAX when none is finite), with temp_bytes of temp. */
+size_t fz_gpu_values_range_temp_bytes(uint32_t dtype, uint64_t n);
+cudaError_t fz_gpu_values_range(uint32_t dtype, const void *src, uint64_t n,
+                                double *lo_hi, void *temp, size_t temp_bytes,
+                                cudaStream_t stream);
 
 /* Bytes before the decode scan's temp storage. */
 static inline uint64_t fz_gpu_offsets_end(uint64_t chunk_count) {

@@ -11,7 +11,10 @@
  * output buffer; the host writes the header and table hash at the end.
  * Decompression knows every size from the table: each batch's sub-stream
  * (header built on the host, table slice, payload) goes up, is decoded, and
- * comes back to its place in dst. */
+ * comes back to its place in dst. REL: the batches that fit go up once and
+ * stay on the device while their value ranges are reduced there; once the
+ * bound is known they are compressed from there (resolve_range). */
+#include <cfloat>
 #include <initializer_list>
 #include <mutex>
 #include <new>
@@ -92,10 +95,14 @@ cudaError_t grow(uint8_t **p, size_t *have, size_t want, bool pinned) {
     return e;
 }
 
-/* One stream with its buffers and the batch in flight. Buffers only grow,
- * so a slot kept in the cache serves any later call that fits. */
+/* One batch in flight with its buffers. Buffers only grow, so a slot kept
+ * in the cache serves any later call that fits. Two streams: `stream`
+ * takes the H2D, the kernel and the small result D2H (then meta_done),
+ * `out` the output D2H (then done). So the next batch's H2D into d_in
+ * need not queue behind this batch's output D2H: only the next kernel,
+ * which overwrites d_out, waits for `done`, on the device. */
 struct Slot {
-    cudaStream_t stream = nullptr;
+    cudaStream_t stream = nullptr, out = nullptr;
     cudaEvent_t meta_done = nullptr, done = nullptr;
     uint8_t *d_in = nullptr, *d_out = nullptr, *d_scratch = nullptr;
     fz_device_result *d_result = nullptr;
@@ -124,6 +131,8 @@ struct Slot {
         cudaError_t e = cudaSuccess;
         if (!stream)
             e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+        if (e == cudaSuccess && !out)
+            e = cudaStreamCreateWithFlags(&out, cudaStreamNonBlocking);
         if (e == cudaSuccess && !meta_done)
             e = cudaEventCreateWithFlags(&meta_done, cudaEventDisableTiming);
         if (e == cudaSuccess && !done)
@@ -151,11 +160,25 @@ struct Slot {
     bool allocated() const {
         return stream != nullptr;
     }
+    /* Wait for both streams. */
+    cudaError_t synchronize() {
+        cudaError_t e = stream ? cudaStreamSynchronize(stream) : cudaSuccess;
+        const cudaError_t o = out ? cudaStreamSynchronize(out) : cudaSuccess;
+        return e != cudaSuccess ? e : o;
+    }
+    /* Queue the output D2H on `out` after the kernel (meta_done). */
+    cudaError_t copy_out(void *to, const void *from, size_t bytes) {
+        cudaError_t e = cudaStreamWaitEvent(out, meta_done, 0);
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, out);
+        return e == cudaSuccess ? cudaEventRecord(done, out) : e;
+    }
     void destroy() {
-        if (stream) {
-            cudaStreamSynchronize(stream);
+        synchronize();
+        if (stream)
             cudaStreamDestroy(stream);
-        }
+        if (out)
+            cudaStreamDestroy(out);
         if (meta_done)
             cudaEventDestroy(meta_done);
         if (done)
@@ -178,12 +201,21 @@ struct Pipeline {
     size_t scratch_bytes = 0;
     int threads = 1;
     Memory src_mem = Memory::Pageable, dst_mem = Memory::Pageable;
+    /* REL: input batches kept on the device, and their value ranges */
+    uint8_t *d_resident = nullptr;
+    size_t have_resident = 0;
+    uint8_t *d_ranges = nullptr;
+    size_t have_ranges = 0;
 
-    /* Free every slot, in use or only kept. */
+    /* Free every slot, in use or only kept, and the resident input. */
     void release() {
         for (Slot &s : slots)
             if (s.allocated())
                 s.destroy();
+        cudaFree(d_resident);
+        cudaFree(d_ranges);
+        d_resident = d_ranges = nullptr;
+        have_resident = have_ranges = 0;
         cudaGetLastError();
         count = 0;
     }
@@ -219,7 +251,7 @@ struct Pipeline {
         fz_status st = FZ_OK;
         for (uint32_t i = 0; i < count; i++) {
             fz_status d = drain(slots[i], dst);
-            fz_status w = from_cuda(cudaStreamSynchronize(slots[i].stream));
+            fz_status w = from_cuda(slots[i].synchronize());
             st = st != FZ_OK ? st : d != FZ_OK ? d : w;
         }
         return st;
@@ -240,6 +272,8 @@ struct Compressor {
     size_t capacity;
     uint64_t pos = 0; /* where the next batch payload goes in dst */
     uint32_t entry = 0;
+    uint64_t resident = 0; /* REL: batches [0, resident) are on the device */
+    uint64_t stride = 0;   /* bytes between resident batches (aligned) */
 
     /* Sizes for the largest batch (the first) and the last one. */
     fz_status sizes(SlotSizes *z) {
@@ -260,6 +294,11 @@ struct Compressor {
             z->d_out = (size_t)max_u64(z->d_out, bound);
             z->scratch = (size_t)max_u64(z->scratch, scratch);
             z->meta = (size_t)max_u64(z->meta, n * entry);
+            if (plan.h.mode == FZ_MODE_REL) /* range reduction temp */
+                z->scratch = (size_t)max_u64(
+                    z->scratch,
+                    fz_gpu_values_range_temp_bytes(
+                        plan.h.dtype, bytes / fz_dtype_size(plan.h.dtype)));
         }
         z->h_in = pl.src_mem == Memory::Pinned ? 0 : z->d_in;
         z->h_out = pl.dst_mem == Memory::Pinned ? 0 : z->d_in;
@@ -276,15 +315,22 @@ struct Compressor {
             return st;
         size_t bound = 0;
         fz_compress_bound(&bp, &bound);
-        const uint8_t *in = src + first_byte;
-        if (s.staging_in()) {
-            fz_host_copy(s.staging_in(), in, (size_t)bytes, pl.threads);
-            in = s.staging_in();
+        const uint8_t *d_src = s.d_in;
+        if (b < resident) {
+            d_src = pl.d_resident + b * stride; /* uploaded by resolve_range */
+        } else {
+            const uint8_t *in = src + first_byte;
+            if (s.staging_in()) {
+                fz_host_copy(s.staging_in(), in, (size_t)bytes, pl.threads);
+                in = s.staging_in();
+            }
+            st = from_cuda(cudaMemcpyAsync(s.d_in, in, (size_t)bytes,
+                                           cudaMemcpyHostToDevice, s.stream));
         }
-        st = from_cuda(cudaMemcpyAsync(s.d_in, in, (size_t)bytes,
-                                       cudaMemcpyHostToDevice, s.stream));
+        if (st == FZ_OK) /* d_out free: the previous output D2H is done */
+            st = from_cuda(cudaStreamWaitEvent(s.stream, s.done, 0));
         if (st == FZ_OK)
-            st = fz_device_compress(&bp, s.d_in, s.d_out, bound, s.d_scratch,
+            st = fz_device_compress(&bp, d_src, s.d_out, bound, s.d_scratch,
                                     pl.scratch_bytes, s.d_result, s.h_result(),
                                     s.stream);
         if (st == FZ_OK)
@@ -316,16 +362,138 @@ struct Compressor {
             return FZ_ERR_DST_TOO_SMALL;
         memcpy(dst + FZ_HDR_BYTES + first * entry, s.h_table(),
                (size_t)(n * entry));
+        st = pl.drain(s, dst); /* the staging of the slot's previous batch */
+        if (st != FZ_OK)
+            return st;
         uint8_t *to = s.staging_out() ? s.staging_out() : dst + pos;
-        st = from_cuda(cudaMemcpyAsync(to, s.d_out + sub_off, (size_t)payload,
-                                       cudaMemcpyDeviceToHost, s.stream));
-        if (st == FZ_OK)
-            st = from_cuda(cudaEventRecord(s.done, s.stream));
+        st = from_cuda(s.copy_out(to, s.d_out + sub_off, (size_t)payload));
         s.pending = s.staging_out() != nullptr;
         s.pending_pos = pos;
         s.pending_bytes = payload;
         pos += payload;
         return st;
+    }
+
+    /* How many leading batches REL keeps on the device: as many as fit in
+     * half the free device memory (a cached resident buffer counts as
+     * free) and in FZ_GPU_RESIDENT_MIB when that is set. */
+    uint64_t resident_batches() {
+        uint64_t first, n, first_byte, bytes;
+        fz_plan_batch(&plan, 0, &first, &n, &first_byte, &bytes);
+        stride = fz_align_up(bytes, FZ_GPU_SCRATCH_ALIGN);
+        size_t free_bytes = 0, total = 0;
+        if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+            cudaGetLastError();
+            return 0;
+        }
+        uint64_t budget = ((uint64_t)free_bytes + pl.have_resident) / 2;
+        const char *cap = getenv("FZ_GPU_RESIDENT_MIB");
+        if (cap && *cap) {
+            const uint64_t mib = strtoull(cap, nullptr, 10);
+            if (mib < (budget >> 20))
+                budget = mib << 20;
+        }
+        const uint64_t r = budget / stride;
+        return r < plan.batch_count ? r : plan.batch_count;
+    }
+
+    /* The resident buffer and range records; false when short of memory
+     * (then nothing stays resident: the host computes the range). */
+    bool reserve_resident() {
+        cudaError_t e = grow(&pl.d_resident, &pl.have_resident,
+                             (size_t)(resident * stride), false);
+        if (e == cudaSuccess)
+            e = grow(&pl.d_ranges, &pl.have_ranges,
+                     (size_t)(resident * 2 * sizeof(double)), false);
+        cudaGetLastError();
+        return e == cudaSuccess;
+    }
+
+    /* H2D of batches [0, resident) into the resident buffer, each one's
+     * range reduced on its stream as soon as it has landed. */
+    fz_status upload_resident() {
+        const uint32_t esize = fz_dtype_size(plan.h.dtype);
+        for (uint64_t b = 0; b < resident; b++) {
+            Slot &s = pl.of(b);
+            uint64_t first, n, first_byte, bytes;
+            fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
+            const uint8_t *in = src + first_byte;
+            uint8_t *to = pl.d_resident + b * stride;
+            fz_status st = FZ_OK;
+            if (s.staging_in()) { /* free once its last H2D is done */
+                if (b >= pl.count)
+                    st = from_cuda(cudaEventSynchronize(s.meta_done));
+                if (st != FZ_OK)
+                    return st;
+                fz_host_copy(s.staging_in(), in, (size_t)bytes, pl.threads);
+                in = s.staging_in();
+            }
+            st = from_cuda(cudaMemcpyAsync(to, in, (size_t)bytes,
+                                           cudaMemcpyHostToDevice, s.stream));
+            if (st == FZ_OK)
+                st = from_cuda(cudaEventRecord(s.meta_done, s.stream));
+            double *lo_hi = reinterpret_cast<double *>(pl.d_ranges) + 2 * b;
+            if (st == FZ_OK)
+                st = from_cuda(fz_gpu_values_range(
+                    plan.h.dtype, to, bytes / esize, lo_hi, s.d_scratch,
+                    pl.scratch_bytes, s.stream));
+            if (st != FZ_OK)
+                return st;
+        }
+        return FZ_OK;
+    }
+
+    /* Min and max of the resident batches' ranges into lo, hi. */
+    fz_status resident_range(double *lo, double *hi) {
+        fz_status st = FZ_OK;
+        for (uint32_t i = 0; i < pl.count; i++) {
+            const fz_status w = from_cuda(pl.slots[i].synchronize());
+            st = st != FZ_OK ? st : w;
+        }
+        const size_t bytes = (size_t)(resident * 2 * sizeof(double));
+        double *lo_hi = static_cast<double *>(malloc(bytes));
+        if (st == FZ_OK && !lo_hi)
+            st = FZ_ERR_OUT_OF_MEMORY;
+        if (st == FZ_OK)
+            st = from_cuda(
+                cudaMemcpy(lo_hi, pl.d_ranges, bytes, cudaMemcpyDeviceToHost));
+        for (uint64_t b = 0; st == FZ_OK && b < resident; b++) {
+            *lo = lo_hi[2 * b] < *lo ? lo_hi[2 * b] : *lo;
+            *hi = lo_hi[2 * b + 1] > *hi ? lo_hi[2 * b + 1] : *hi;
+        }
+        free(lo_hi);
+        return st;
+    }
+
+    /* REL: the range of the whole input, then the bound it implies. The
+     * leading batches that fit go up once and stay (their ranges are
+     * reduced on the device); the host scans the rest meanwhile. Min and
+     * max are exact, so the bound is fz_compress's whatever the split. */
+    fz_status resolve_range() {
+        resident = plan.batch_count ? resident_batches() : 0;
+        if (resident && !reserve_resident())
+            resident = 0;
+        fz_status st = upload_resident();
+        uint64_t tail = plan.h.original_bytes;
+        if (resident < plan.batch_count) {
+            uint64_t first, n, bytes;
+            fz_plan_batch(&plan, resident, &first, &n, &tail, &bytes);
+        }
+        const uint64_t esize = fz_dtype_size(plan.h.dtype);
+        double lo = DBL_MAX, hi = -DBL_MAX;
+        if (st == FZ_OK) /* overlaps the uploads of pinned input */
+            fz_value_range(plan.h.dtype, src + tail,
+                           (plan.h.original_bytes - tail) / esize, pl.threads,
+                           &lo, &hi);
+        if (st == FZ_OK && resident)
+            st = resident_range(&lo, &hi);
+        if (st != FZ_OK)
+            return st;
+        fz_plan_set_range(&plan, lo, hi);
+        /* the bound may change a codec's buffer sizes: grow them */
+        SlotSizes z;
+        st = plan.batch_count ? sizes(&z) : FZ_OK;
+        return st == FZ_OK && plan.batch_count ? pl.create(pl.count, z) : st;
     }
 
     bool ready(uint64_t b) {
@@ -347,8 +515,6 @@ struct Compressor {
         for (uint64_t b = 0; st == FZ_OK && b < nb; b++) {
             while (st == FZ_OK && b >= n && placed <= b - n)
                 st = place(placed++);
-            if (st == FZ_OK)
-                st = pl.drain(pl.of(b), dst);
             if (st == FZ_OK)
                 st = launch(b);
             while (st == FZ_OK && placed <= b && ready(placed))
@@ -455,50 +621,57 @@ struct Decompressor {
             st =
                 from_cuda(cudaMemcpyAsync(s.d_in + sub_off, in, (size_t)payload,
                                           cudaMemcpyHostToDevice, s.stream));
+        if (st == FZ_OK) /* d_out free: the previous output D2H is done */
+            st = from_cuda(cudaStreamWaitEvent(s.stream, s.done, 0));
         if (st == FZ_OK)
             st = fz_device_decompress(&bp, s.d_in, (size_t)(sub_off + payload),
                                       s.d_out, (size_t)bytes, s.d_scratch,
                                       pl.scratch_bytes, opts, s.d_result,
                                       s.h_result(), s.stream);
+        if (st == FZ_OK)
+            st = from_cuda(cudaEventRecord(s.meta_done, s.stream));
+        if (st == FZ_OK) /* the staging of the slot's previous batch */
+            st = pl.drain(s, dst);
         uint8_t *to = s.staging_out() ? s.staging_out() : dst + first_byte;
         if (st == FZ_OK)
-            st = from_cuda(cudaMemcpyAsync(to, s.d_out, (size_t)bytes,
-                                           cudaMemcpyDeviceToHost, s.stream));
-        if (st == FZ_OK)
-            st = from_cuda(cudaEventRecord(s.done, s.stream));
+            st = from_cuda(s.copy_out(to, s.d_out, (size_t)bytes));
         s.pending = s.staging_out() != nullptr;
         s.pending_pos = first_byte;
         s.pending_bytes = bytes;
         return st;
     }
 
-    /* Batch b is back: check its result, copy a staged output out. */
-    fz_status land(uint64_t b) {
+    /* Batch b is decoded (its output may still be on its way down): check
+     * its result. Then the slot's pinned header, table, staging input and
+     * result record are free for the next batch. */
+    fz_status check(uint64_t b) {
         Slot &s = pl.of(b);
-        fz_status st = from_cuda(cudaEventSynchronize(s.done));
+        fz_status st = from_cuda(cudaEventSynchronize(s.meta_done));
         if (st != FZ_OK)
             return st;
         const fz_device_result r = *s.h_result();
         if (r.status != FZ_OK)
             return (fz_status)r.status;
-        if (r.size != s.pending_bytes)
+        uint64_t first, n, first_byte, bytes;
+        fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
+        if (r.size != bytes)
             return FZ_ERR_CUDA; /* cannot happen with a sound device API */
-        return pl.drain(s, dst);
+        return FZ_OK;
     }
 
     fz_status run() {
         const uint64_t nb = plan.batch_count, n = pl.count;
         in_pos = 0;
-        uint64_t landed = 0;
+        uint64_t checked = 0;
         fz_status st = FZ_OK;
         for (uint64_t b = 0; st == FZ_OK && b < nb; b++) {
-            while (st == FZ_OK && b >= n && landed <= b - n)
-                st = land(landed++);
+            while (st == FZ_OK && b >= n && checked <= b - n)
+                st = check(checked++);
             if (st == FZ_OK)
                 st = launch(b);
         }
-        while (st == FZ_OK && landed < nb)
-            st = land(landed++);
+        while (st == FZ_OK && checked < nb)
+            st = check(checked++);
         const fz_status fin = pl.finish_all(dst);
         return st != FZ_OK ? st : fin;
     }
@@ -568,7 +741,7 @@ struct Lease {
         if (!pl)
             return;
         for (Slot &s : pl->slots)
-            if (s.allocated() && cudaStreamSynchronize(s.stream) != cudaSuccess)
+            if (s.allocated() && s.synchronize() != cudaSuccess)
                 keep = false;
         pl->count = 0;
         if (keep) {
@@ -680,13 +853,8 @@ extern "C" fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
     pl.threads = fz_thread_count(p->threads);
     pl.src_mem = src_mem;
     pl.dst_mem = dst_mem;
-    if (plan.h.mode == FZ_MODE_REL) {
-        double lo, hi;
-        fz_value_range(plan.h.dtype, src,
-                       plan.h.original_bytes / fz_dtype_size(plan.h.dtype),
-                       pl.threads, &lo, &hi);
-        fz_plan_set_range(&plan, lo, hi);
-    }
+    if (plan.h.mode == FZ_MODE_REL) /* for sizing; the data's comes later */
+        fz_plan_set_range(&plan, 0.0, 0.0);
     Compressor job{pl, plan, static_cast<const uint8_t *>(src),
                    static_cast<uint8_t *>(dst), dst_capacity};
     job.entry = fz_table_entry_bytes(plan.h.flags);
@@ -697,7 +865,10 @@ extern "C" fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
         if (s != FZ_OK)
             return s;
     }
-    s = job.run(compressed_size);
+    if (plan.h.mode == FZ_MODE_REL)
+        s = job.resolve_range();
+    if (s == FZ_OK)
+        s = job.run(compressed_size);
     lease.keep = s == FZ_OK;
     return s;
 }

@@ -28,38 +28,50 @@ template <typename F> struct ValueRange {
     }
 };
 
-/* The reduction writes its Range into the scratch head (range_lo, _hi). */
+/* Range of the n values at src into *out (device), using temp. */
 template <typename F>
-cudaError_t reduce(const fz_gpu_args *a, void *temp, size_t *temp_bytes,
-                   cudaStream_t stream) {
-    const uint64_t n = a->expect.original_bytes / sizeof(F);
+cudaError_t reduce(const void *src, uint64_t n, Range *out, void *temp,
+                   size_t *temp_bytes, cudaStream_t stream) {
     thrust::transform_iterator<ValueRange<F>,
                                thrust::counting_iterator<unsigned long long>>
         in(thrust::counting_iterator<unsigned long long>(0),
-           ValueRange<F>{reinterpret_cast<const F *>(a->src)});
-    Range *out =
-        a->scratch ? reinterpret_cast<Range *>(&a->scratch->range_lo) : nullptr;
+           ValueRange<F>{reinterpret_cast<const F *>(src)});
     return cub::DeviceReduce::Reduce(temp, *temp_bytes, in, out, (int64_t)n,
                                      MinMax(), Range{DBL_MAX, -DBL_MAX},
                                      stream);
 }
 
+cudaError_t reduce_of(uint32_t dtype, const void *src, uint64_t n, Range *out,
+                      void *temp, size_t *temp_bytes, cudaStream_t stream) {
+    return dtype == 1 ? reduce<float>(src, n, out, temp, temp_bytes, stream)
+                      : reduce<double>(src, n, out, temp, temp_bytes, stream);
+}
+
 } // namespace
 
 size_t fz_gpu_range_temp_bytes(const fz_header *h) {
-    fz_gpu_args a;
-    memset(&a, 0, sizeof a);
-    a.expect = *h;
-    size_t bytes = 0;
-    if (h->dtype == 1)
-        reduce<float>(&a, nullptr, &bytes, nullptr);
-    else
-        reduce<double>(&a, nullptr, &bytes, nullptr);
-    return bytes;
+    return fz_gpu_values_range_temp_bytes(
+        h->dtype, h->original_bytes / (h->dtype == 1 ? 4 : 8));
 }
 
 cudaError_t fz_gpu_value_range(const fz_gpu_args *a, cudaStream_t stream) {
     size_t bytes = a->temp_bytes;
-    return a->expect.dtype == 1 ? reduce<float>(a, a->temp, &bytes, stream)
-                                : reduce<double>(a, a->temp, &bytes, stream);
+    Range *out =
+        a->scratch ? reinterpret_cast<Range *>(&a->scratch->range_lo) : nullptr;
+    return reduce_of(a->expect.dtype, a->src,
+                     a->expect.original_bytes / (a->expect.dtype == 1 ? 4 : 8),
+                     out, a->temp, &bytes, stream);
+}
+
+size_t fz_gpu_values_range_temp_bytes(uint32_t dtype, uint64_t n) {
+    size_t bytes = 0;
+    reduce_of(dtype, nullptr, n, nullptr, nullptr, &bytes, nullptr);
+    return bytes;
+}
+
+cudaError_t fz_gpu_values_range(uint32_t dtype, const void *src, uint64_t n,
+                                double *lo_hi, void *temp, size_t temp_bytes,
+                                cudaStream_t stream) {
+    return reduce_of(dtype, src, n, reinterpret_cast<Range *>(lo_hi), temp,
+                     &temp_bytes, stream);
 }

@@ -7,11 +7,14 @@
  *    buffer and stream variations;
  *  - corrupt and truncated streams, a too small destination and device
  *    pointers get the same clear statuses as on the CPU;
- *  - the file streaming API on the GPU makes the CPU's bytes.
+ *  - the file streaming API on the GPU makes the CPU's bytes;
+ *  - REL ranges reduced on the device (resident batches), on the host, or
+ *    split between them give the CPU's bound and bytes.
  * Run all groups, or one: test_gpu_pipeline GROUP. Exits 77 (ctest:
  * skipped) when no CUDA GPU is usable. */
 #define _POSIX_C_SOURCE 200112L /* setenv */
 #include <cuda_runtime.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,15 +368,95 @@ static void group_cache(void) {
     free(data);
 }
 
+/* One REL array through the pipeline with every resident split: all
+ * batches resident (default), some (FZ_GPU_RESIDENT_MIB=1: four batches of
+ * 256 KiB, the rest scanned on the host) and none (0). */
+static void rel_case(const char *name, const fz_params *p0, const void *data,
+                     size_t bytes) {
+    static const char *const splits[] = {NULL, "1", "0"};
+    fz_params p = *p0;
+    p.batch_kib = 256;
+    size_t ref_size = 0, got = 0;
+    uint8_t *ref = tu_compress(&p, data, &ref_size);
+    void *want = tu_xmalloc(bytes);
+    CHECK_OK(fz_decompress(ref, ref_size, want, bytes, NULL, &got));
+    for (unsigned k = 0; k < 3; k++) {
+        if (splits[k])
+            CHECK(setenv("FZ_GPU_RESIDENT_MIB", splits[k], 1) == 0);
+        else
+            CHECK(unsetenv("FZ_GPU_RESIDENT_MIB") == 0);
+        for (uint32_t streams = 1; streams <= 3; streams++) {
+            const int pinned = (int)((k + streams) & 1);
+            tu_context("REL %s resident MiB %s streams %u pinned %d", name,
+                       splits[k] ? splits[k] : "default", streams, pinned);
+            check_pipeline(&p, data, bytes, ref, ref_size, want, streams,
+                           pinned, !pinned);
+        }
+    }
+    CHECK(unsetenv("FZ_GPU_RESIDENT_MIB") == 0);
+    free(ref);
+    free(want);
+}
+
+/* Specials (NaN with a payload, infinities, -0.0, subnormals) must stay out
+ * of the range; the extremes lie in the first batch (min) and the last
+ * (max), so a split range must combine the device and host sides. */
+static void group_rel(void) {
+    const size_t n = 1000 * 1000 + 7;
+    for (int f64 = 0; f64 <= 1; f64++) {
+        const fz_dtype t = f64 ? FZ_F64 : FZ_F32;
+        const size_t bytes = n * tu_dtype_size(t);
+        void *data = tu_xmalloc(bytes);
+        tu_fill(TU_GEN_WAVE, t, data, n, 5 + (uint64_t)f64);
+        tu_set_bits(t, data, 0, f64 ? 0x7ff8000000001234ull : 0x7fc01234ull);
+        tu_set_value(t, data, 1, -INFINITY);
+        tu_set_value(t, data, 100, -1e9);
+        tu_set_value(t, data, n / 2, INFINITY);
+        tu_set_value(t, data, n / 2 + 1, -0.0);
+        tu_set_bits(t, data, n / 2 + 2, 1); /* smallest subnormal */
+        tu_set_value(t, data, n - 2, 2e9);
+        tu_set_bits(t, data, n - 1, f64 ? 0xfff0000000000001ull : 0xff800001u);
+        fz_params p = tu_params(t, n, 0);
+        p.mode = FZ_MODE_REL;
+        p.bound = f64 ? 1e-10 : 1e-7;
+        rel_case(f64 ? "sleek f64" : "sleek f32", &p, data, bytes);
+        /* no finite value at all: the range is empty */
+        for (size_t i = 0; i < n; i++)
+            tu_set_value(t, data, i,
+                         i % 3 ? (i & 1 ? NAN : INFINITY) : -INFINITY);
+        rel_case(f64 ? "sleek f64 no finite" : "sleek f32 no finite", &p, data,
+                 bytes);
+        free(data);
+    }
+    /* lorenzo predicts across planes: batches keep the 3-D geometry */
+    const uint64_t dims[3] = {64, 64, 160};
+    const size_t m = 64 * 64 * 160, bytes = m * 4;
+    float *v = (float *)tu_xmalloc(bytes);
+    tu_fill(TU_GEN_SMOOTH, FZ_F32, v, m, 21);
+    v[7] = NAN;
+    v[m - 5] = INFINITY;
+    fz_params p = tu_params(FZ_F32, 1, 0);
+    CHECK_OK(fz_params_set_shape(&p, 3, dims));
+    p.codec = FZ_CODEC_LORENZO;
+    p.mode = FZ_MODE_REL;
+    p.bound = 1e-4;
+    rel_case("lorenzo f32 3-D", &p, v, bytes);
+    free(v);
+}
+
 typedef struct named_group {
     const char *name;
     void (*run)(void);
 } named_group;
 
 static const named_group groups[] = {
-    {"boundaries", group_boundaries}, {"streams", group_streams},
-    {"errors", group_errors},         {"files", group_files},
-    {"large", group_large},           {"cache", group_cache},
+    {"boundaries", group_boundaries},
+    {"streams", group_streams},
+    {"errors", group_errors},
+    {"files", group_files},
+    {"large", group_large},
+    {"cache", group_cache},
+    {"rel", group_rel},
 };
 
 int main(int argc, char **argv) {
