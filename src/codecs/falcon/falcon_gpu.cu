@@ -39,12 +39,9 @@ constexpr int kThreads = 32 * kWarps;
 template <typename T> struct FW;
 template <> struct FW<uint32_t> {
     static constexpr uint32_t BITS = 32, AMAX = FALCON_AMAX32;
-    static constexpr int DMAX = FALCON_DMAX32;
-    static __device__ int dp(uint32_t b, uint64_t *mag) {
-        uint32_t m;
-        const int a = falcon_dp32(b, &m);
-        *mag = m;
-        return a;
+    static constexpr uint64_t LIMIT = FALCON_LIMIT32;
+    static __device__ void scan_add(falcon_scan *s, uint32_t b) {
+        falcon_scan_add32(s, b);
     }
     static __device__ int fits(uint32_t b, double p, uint64_t *mag) {
         uint32_t m;
@@ -94,9 +91,9 @@ template <> struct FW<uint32_t> {
 };
 template <> struct FW<uint64_t> {
     static constexpr uint32_t BITS = 64, AMAX = FALCON_AMAX64;
-    static constexpr int DMAX = FALCON_DMAX64;
-    static __device__ int dp(uint64_t b, uint64_t *mag) {
-        return falcon_dp64(b, mag);
+    static constexpr uint64_t LIMIT = FALCON_LIMIT64;
+    static __device__ void scan_add(falcon_scan *s, uint64_t b) {
+        falcon_scan_add64(s, b);
     }
     static __device__ int fits(uint64_t b, double p, uint64_t *mag) {
         return falcon_fits64(b, p, mag);
@@ -347,11 +344,12 @@ __device__ void load_planes(uint64_t (&x)[32], uint32_t width,
         x[b] |= (uint64_t)m[b] << 32;
 }
 
-/* The chunk's scale byte from the staged values by the CPU's own scan:
- * every value's decimal place (a loop, not unrolled: the search is long
- * code), reduced over the warp. A row of 32 values at a time; the warp
- * stops as soon as one lane's scan says Case 2 (falcon_scan_case2: the
- * answer is final), e.g. after the first row of a chunk of values that
+/* The chunk's scale byte from the staged values by the CPU's own scan
+ * (falcon_scan): each lane scans the values 32 k + L (every value's search
+ * resumes at the lane's running amax; a loop, not unrolled: the search is
+ * long code), then the lanes' scans merge: the largest amax, every lane's
+ * top raised to it, any case2. The warp stops as soon as one lane's scan
+ * says Case 2 (final), e.g. after the first row of a chunk of values that
  * have no decimal place. */
 template <typename T>
 __device__ uint32_t full_scale(const T *stage, uint32_t n) {
@@ -360,22 +358,17 @@ __device__ uint32_t full_scale(const T *stage, uint32_t n) {
     falcon_scan sc = falcon_scan_init();
 #pragma unroll 1
     for (uint32_t i0 = 0; i0 < n; i0 += 32) {
-        if (__any_sync(FZ_FULL_MASK, falcon_scan_case2(&sc, F::DMAX)))
+        if (__any_sync(FZ_FULL_MASK, sc.case2))
             return FALCON_CASE2;
         const uint32_t i = i0 + lane;
-        if (i < n) {
-            uint64_t mag;
-            const int alpha = F::dp(stage[stage_slot(i)], &mag);
-            falcon_scan_add(&sc, alpha, mag);
-        }
+        if (i < n)
+            F::scan_add(&sc, stage[stage_slot(i)]);
     }
-    falcon_scan all;
-    all.exception = __any_sync(FZ_FULL_MASK, sc.exception);
-    all.amax = (int)__reduce_max_sync(FZ_FULL_MASK, (unsigned)sc.amax);
-    all.qmax = (int)__reduce_max_sync(FZ_FULL_MASK,
-                                      (unsigned)(sc.qmax - FALCON_QNONE)) +
-               FALCON_QNONE;
-    return falcon_scale_of(&all, F::DMAX);
+    if (__any_sync(FZ_FULL_MASK, sc.case2))
+        return FALCON_CASE2;
+    const int amax = (int)__reduce_max_sync(FZ_FULL_MASK, (unsigned)sc.amax);
+    falcon_scan_raise(&sc, amax, F::LIMIT);
+    return __any_sync(FZ_FULL_MASK, sc.case2) ? FALCON_CASE2 : (uint32_t)amax;
 }
 
 /* What one search step per value at A (0 <= A <= AMAX) says about the
