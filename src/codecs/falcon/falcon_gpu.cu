@@ -213,33 +213,38 @@ __device__ __forceinline__ void transpose32(uint32_t (&m)[32]) {
 /* Shared memory of the warp kernels, per warp: a stage of the chunk's
  * values, value i at slot i + i / 32 (the padding keeps both a lane-strided
  * pass, value 32 k + L, and a lane-contiguous pass, values 32 L + b, free
- * of bank conflicts), and the decoder's bit-planes, word L of plane q at
- * 32 q + L (the plane's bytes 4L..4L+3). The encoder keeps its planes in
- * the stage once the values are in registers; the decoder stages the
- * encoded chunk's bytes, then the decoded values. */
+ * of bank conflicts). The encoder keeps its bit-planes there once the
+ * values are in registers (word L of plane q at 32 q + L: the plane's bytes
+ * 4L..4L+3); the decoder stages the encoded chunk's bytes at its end,
+ * parses the planes into its start (decode_warp says why they never meet),
+ * then writes the decoded values. */
 constexpr uint32_t kStageSlots =
     FALCON_MAX_VALUES + (FALCON_MAX_VALUES - 1) / 32 + 3; /* 1060 */
+static_assert(kStageSlots * 4 >= 128 * (32 + 1) + 3 &&
+                  kStageSlots * 8 >= 128 * (64 + 1) + 3,
+              "the decoder's planes and encoded bytes share the stage");
 
 __device__ __forceinline__ uint32_t stage_slot(uint32_t i) {
     return i + (i >> 5);
 }
 
 /* Blocks per SM that the register budget is cut to fit (an SM has 64 Ki
- * registers, a block 128 threads): 24 warps for f32 (<= 85 registers), 16
- * for the f64 encoder (128), 12 for the f64 decoder, whose shared memory
- * allows no more. No spills at these bounds (LOCAL:0). */
+ * registers, a block 128 threads): 24 warps for the f32 encoder (<= 85
+ * registers), 32 for the f32 decoder (64), 16 for f64 (128); shared
+ * memory (the stage, 4.1 / 8.3 KiB per warp) allows more. No spills at
+ * these bounds (LOCAL:0). */
 template <typename T> struct MinBlocks;
 template <> struct MinBlocks<uint32_t> {
-    static constexpr int encode = 6, decode = 6;
+    static constexpr int encode = 6, decode = 8;
 };
 template <> struct MinBlocks<uint64_t> {
-    static constexpr int encode = 4, decode = 3;
+    static constexpr int encode = 4, decode = 4;
 };
 
-/* Bytes per warp of the encoder and of the decoder. */
+/* Bytes per warp of the encoder and of the decoder: the stage. */
 template <typename T> struct WarpSmem {
     static constexpr uint32_t encode = kStageSlots * (uint32_t)sizeof(T);
-    static constexpr uint32_t decode = encode + FW<T>::BITS * 32u * 4u;
+    static constexpr uint32_t decode = encode;
 };
 
 /* This warp's part of the dynamic shared memory. */
@@ -312,14 +317,15 @@ __device__ void store_planes(const uint64_t (&x)[32], uint32_t width,
             planes[32 * (q + 32) + lane] = m[q];
 }
 
-/* The inverse: this lane's deltas x[b] from planes[32 q + L], q < width
- * (planes at and above the width are zero). */
+/* The inverse: this lane's deltas x[b] from the decoder's planes, plane q
+ * (q < width; those at and above the width are zero) in stream order:
+ * word L of plane q at planes[32 (width - 1 - q) + L]. */
 __device__ void load_planes(uint32_t (&x)[32], uint32_t width,
                             const uint32_t *planes) {
     const uint32_t lane = threadIdx.x & 31;
 #pragma unroll
     for (int q = 0; q < 32; q++)
-        x[q] = (uint32_t)q < width ? planes[32 * q + lane] : 0u;
+        x[q] = (uint32_t)q < width ? planes[32 * (width - 1 - q) + lane] : 0u;
     transpose32(x);
 }
 __device__ void load_planes(uint64_t (&x)[32], uint32_t width,
@@ -328,7 +334,7 @@ __device__ void load_planes(uint64_t (&x)[32], uint32_t width,
     uint32_t m[32];
 #pragma unroll
     for (int q = 0; q < 32; q++)
-        m[q] = (uint32_t)q < width ? planes[32 * q + lane] : 0u;
+        m[q] = (uint32_t)q < width ? planes[32 * (width - 1 - q) + lane] : 0u;
     transpose32(m);
 #pragma unroll
     for (int b = 0; b < 32; b++)
@@ -337,7 +343,8 @@ __device__ void load_planes(uint64_t (&x)[32], uint32_t width,
         return; /* warp-uniform */
 #pragma unroll
     for (int q = 0; q < 32; q++)
-        m[q] = (uint32_t)q + 32 < width ? planes[32 * (q + 32) + lane] : 0u;
+        m[q] = (uint32_t)q + 32 < width ? planes[32 * (width - 33 - q) + lane]
+                                        : 0u;
     transpose32(m);
 #pragma unroll
     for (int b = 0; b < 32; b++)
@@ -554,18 +561,22 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
     }
 }
 
-/* Copies the size encoded bytes at in into the stage with 32-bit loads
- * (all of a batch in flight) and returns where the first one landed. The
- * aligned words may reach up to 3 bytes before in (the stream's header
- * lies there) and after the chunk: a word past the end of the stream is
- * read byte by byte. */
+/* Copies the size encoded bytes at in into the last words of the stage
+ * (stage_words of them; the decoder's planes grow from its start, see
+ * decode_warp) with 32-bit loads (all of a batch in flight) and returns
+ * where the first one landed, at least stage_words * 4 - size - 3 bytes
+ * into the stage. The aligned words may reach up to 3 bytes before in (the
+ * stream's header lies there) and after the chunk: a word past the end of
+ * the stream is read byte by byte. */
 __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
-                                      const uint8_t *end, uint32_t *stage) {
+                                      const uint8_t *end, uint32_t *all,
+                                      uint32_t stage_words) {
     const uint32_t lane = threadIdx.x & 31;
     const uint32_t mis = (uint32_t)((uintptr_t)in & 3u);
     const uint8_t *base = in - mis;
     const uint32_t *words = reinterpret_cast<const uint32_t *>(base);
     const uint32_t nwords = (mis + size + 3) / 4;
+    uint32_t *stage = all + (stage_words - nwords);
     const uint64_t whole = (uint64_t)(end - base) / 4;
     const uint32_t loadable = whole < nwords ? (uint32_t)whole : nwords;
     constexpr int kBatch = 8;
@@ -593,10 +604,21 @@ __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
     return reinterpret_cast<const uint8_t *>(stage) + mis;
 }
 
-/* Decode one encoded chunk (size < raw, its bytes at in, in shared
- * memory) into the stage: value i at stage_slot(i). Returns true (every
- * lane) when the chunk is not one the encoder writes. Reads only
- * in[0..size); writes the stage only after the last read of in. */
+/* Decode one encoded chunk (size < raw, its bytes at in, staged at the end
+ * of the stage by stage_bytes) into the stage: value i at stage_slot(i).
+ * Returns true (every lane) when the chunk is not one the encoder writes.
+ * Reads only in[0..size).
+ *
+ * The parsed planes share the stage: the k-th plane of the stream (plane
+ * q = width - 1 - k) goes to bytes [128 k, 128 k + 128) (planes), below the
+ * stream bytes not yet read: writing it needs 128 (k + 1) <= the position
+ * of its own encoded bytes, in + pos (planes before it are consumed: every
+ * lane's bytes went into a warp vote before). A canonical chunk always
+ * satisfies this: its planes from k on take at most 128 (width - k) bytes
+ * and end at in + size >= stage end - 3 (stage_bytes), so in + pos >=
+ * stage bytes - 3 - 128 (width - k) >= 128 (k + 1) because the stage holds
+ * 128 (BITS + 1) + 3 bytes (kStageSlots). So a chunk that fails the test
+ * is not canonical and is rejected there, as it would be later. */
 template <typename T>
 __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
                             uint32_t *planes, T *stage) {
@@ -626,7 +648,13 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
     const uint32_t B = falcon_plane_bytes(n), M = falcon_bitmap_bytes(B);
     const uint32_t last_mask =
         B && (n - 1) % 8 ? 0xFFu << ((n - 1) % 8) & 0xFFu : 0;
+    const uintptr_t room =
+        (uintptr_t)(in - reinterpret_cast<uint8_t *>(planes));
+    __syncwarp(); /* the head is read before planes may overwrite it */
     for (uint32_t q = width; q-- > 0;) {
+        const uint32_t k = width - 1 - q; /* stream order */
+        if (room + pos < 128u * (k + 1))
+            return true; /* not canonical (above) */
         uint32_t word = 0, nnz;
         if ((flags >> q) & 1u) {
             if (size - pos < M)
@@ -678,7 +706,7 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
                              ((word >> (8 * ((B - 1) % 4))) & last_mask);
         if (__any_sync(FZ_FULL_MASK, padbits) || (q == width - 1 && nnz == 0))
             return true;
-        planes[32 * q + lane] = word;
+        planes[32 * k + lane] = word;
     }
     if (pos != size)
         return true;
@@ -688,6 +716,7 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
      * in the lane, offset by the lanes before it */
     T x[32];
     load_planes(x, width, planes);
+    __syncwarp(); /* every lane has its planes: the stage is free */
     const uint32_t firsti = 32u * (uint32_t)lane + 1;
     T part = 0;
 #pragma unroll
@@ -724,10 +753,8 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
     falcon_decompress_warp(const fz_gpu_args a) {
     typedef FW<T> F;
     extern __shared__ __align__(16) uint8_t smem_raw[];
-    uint8_t *mine = warp_smem(smem_raw, WarpSmem<T>::decode);
-    T *stage = reinterpret_cast<T *>(mine);
-    uint32_t *planes =
-        reinterpret_cast<uint32_t *>(mine + kStageSlots * sizeof(T));
+    T *stage = reinterpret_cast<T *>(warp_smem(smem_raw, WarpSmem<T>::decode));
+    uint32_t *planes = reinterpret_cast<uint32_t *>(stage);
     const int lane = threadIdx.x & 31;
     int st = FZS_OK;
     uint32_t flags = 0;
@@ -775,8 +802,8 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
             }
         } else {
             const uint8_t *bytes =
-                stage_bytes(in, (uint32_t)size, a.src + a.src_size,
-                            reinterpret_cast<uint32_t *>(stage));
+                stage_bytes(in, (uint32_t)size, a.src + a.src_size, planes,
+                            kStageSlots * (uint32_t)sizeof(T) / 4);
             __syncwarp();
             const bool case2 = size > 0 && bytes[0] == FALCON_CASE2;
             if (decode_warp<T>(bytes, (uint32_t)size, n, planes, stage)) {
