@@ -612,8 +612,8 @@ __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
  * The parsed planes share the stage: the k-th plane of the stream (plane
  * q = width - 1 - k) goes to bytes [128 k, 128 k + 128) (planes), below the
  * stream bytes not yet read: writing it needs 128 (k + 1) <= the position
- * of its own encoded bytes, in + pos (planes before it are consumed: every
- * lane's bytes went into a warp vote before). A canonical chunk always
+ * of its own encoded bytes, in + pos (the bytes before it are read: a
+ * __syncwarp precedes every plane's write). A canonical chunk always
  * satisfies this: its planes from k on take at most 128 (width - k) bytes
  * and end at in + size >= stage end - 3 (stage_bytes), so in + pos >=
  * stage bytes - 3 - 128 (width - k) >= 128 (k + 1) because the stage holds
@@ -706,6 +706,7 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
                              ((word >> (8 * ((B - 1) % 4))) & last_mask);
         if (__any_sync(FZ_FULL_MASK, padbits) || (q == width - 1 && nnz == 0))
             return true;
+        __syncwarp(); /* every lane's reads so far precede the write */
         planes[32 * k + lane] = word;
     }
     if (pos != size)
