@@ -161,6 +161,21 @@ template <typename T> __device__ T warp_incl_sum(T x) {
     return x;
 }
 
+/* Exclusive prefix sum over the lanes of cnt (0..7 in every lane), and in
+ * *total the sum: bit b of cnt counted by a ballot, so three independent
+ * votes instead of a chain of five shuffles. */
+__device__ __forceinline__ uint32_t lanes_before(uint32_t cnt,
+                                                 uint32_t *total) {
+    const uint32_t below = (1u << (threadIdx.x & 31)) - 1u;
+    const uint32_t b0 = __ballot_sync(FZ_FULL_MASK, cnt & 1u);
+    const uint32_t b1 = __ballot_sync(FZ_FULL_MASK, (cnt >> 1) & 1u);
+    const uint32_t b2 = __ballot_sync(FZ_FULL_MASK, (cnt >> 2) & 1u);
+    *total = (uint32_t)__popc(b0) + 2u * (uint32_t)__popc(b1) +
+             4u * (uint32_t)__popc(b2);
+    return (uint32_t)__popc(b0 & below) + 2u * (uint32_t)__popc(b1 & below) +
+           4u * (uint32_t)__popc(b2 & below);
+}
+
 /* Which of a lane's 4 plane bytes are nonzero (bit r: byte r). */
 __device__ uint32_t nonzero4(uint32_t word) {
     return (uint32_t)((word & 0xFFu) != 0) |
@@ -537,10 +552,8 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
                 const uint32_t hi = __shfl_down_sync(FZ_FULL_MASK, nz, 1);
                 if (!(lane & 1) && (uint32_t)(lane >> 1) < M)
                     out[pos + (lane >> 1)] = (uint8_t)(nz | hi << 4);
-                const uint32_t cnt = __popc(nz);
-                const uint32_t incl = warp_incl_sum<uint32_t>(cnt);
-                const uint32_t total = __shfl_sync(FZ_FULL_MASK, incl, 31);
-                uint32_t o = pos + M + incl - cnt;
+                uint32_t total;
+                uint32_t o = pos + M + lanes_before(__popc(nz), &total);
 #pragma unroll
                 for (int r = 0; r < 4; r++) {
                     const uint32_t byte = (word >> (8 * r)) & 0xFFu;
@@ -651,6 +664,8 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
     const uintptr_t room =
         (uintptr_t)(in - reinterpret_cast<uint8_t *>(planes));
     __syncwarp(); /* the head is read before planes may overwrite it */
+    /* checks that guard no read are voted on once, after the planes */
+    bool bad = false;
     for (uint32_t q = width; q-- > 0;) {
         const uint32_t k = width - 1 - q; /* stream order */
         if (room + pos < 128u * (k + 1))
@@ -669,24 +684,17 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
             const uint32_t first = 4u * (uint32_t)lane;
             const uint32_t have =
                 B > first ? (B - first < 4 ? B - first : 4) : 0;
-            const bool pad = (my4 >> have) != 0;
-            const uint32_t cnt = __popc(my4);
-            const uint32_t incl = warp_incl_sum<uint32_t>(cnt);
-            nnz = __shfl_sync(FZ_FULL_MASK, incl, 31);
-            if (__any_sync(FZ_FULL_MASK, pad) || !falcon_sparse(B, nnz) ||
-                size - pos - M < nnz)
+            bad |= (my4 >> have) != 0;
+            uint32_t o = pos + M + lanes_before(__popc(my4), &nnz);
+            if (!falcon_sparse(B, nnz) || size - pos - M < nnz)
                 return true;
-            uint32_t o = pos + M + incl - cnt;
-            bool zero = false;
 #pragma unroll
             for (int r = 0; r < 4; r++)
                 if ((my4 >> r) & 1u) {
                     const uint32_t byte = in[o++];
-                    zero |= byte == 0;
+                    bad |= byte == 0; /* a listed byte that is zero */
                     word |= byte << (8 * r);
                 }
-            if (__any_sync(FZ_FULL_MASK, zero))
-                return true; /* a listed byte that is zero */
             pos += M + nnz;
         } else {
             if (size - pos < B)
@@ -702,14 +710,14 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
                 return true; /* sparse would have been smaller */
             pos += B;
         }
-        const bool padbits = B && (uint32_t)lane == (B - 1) / 4 &&
-                             ((word >> (8 * ((B - 1) % 4))) & last_mask);
-        if (__any_sync(FZ_FULL_MASK, padbits) || (q == width - 1 && nnz == 0))
+        bad |= B && (uint32_t)lane == (B - 1) / 4 &&
+               ((word >> (8 * ((B - 1) % 4))) & last_mask);
+        if (q == width - 1 && nnz == 0)
             return true;
         __syncwarp(); /* every lane's reads so far precede the write */
         planes[32 * k + lane] = word;
     }
-    if (pos != size)
+    if (__any_sync(FZ_FULL_MASK, bad) || pos != size)
         return true;
     __syncwarp(); /* the planes are written, the bytes read */
 
