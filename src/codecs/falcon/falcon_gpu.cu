@@ -243,8 +243,8 @@ __device__ __forceinline__ void transpose32(uint32_t (&m)[32]) {
  * then writes the decoded values. */
 constexpr uint32_t kStageSlots =
     FALCON_MAX_VALUES + (FALCON_MAX_VALUES - 1) / 32 + 3; /* 1060 */
-static_assert(kStageSlots * 4 >= 128 * (32 + 1) + 3 &&
-                  kStageSlots * 8 >= 128 * (64 + 1) + 3,
+static_assert(kStageSlots % 4 == 0 && kStageSlots * 4 >= 128 * (32 + 1) + 15 &&
+                  kStageSlots * 8 >= 128 * (64 + 1) + 15,
               "the decoder's planes and encoded bytes share the stage");
 
 __device__ __forceinline__ uint32_t stage_slot(uint32_t i) {
@@ -596,32 +596,34 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
     }
 }
 
-/* Copies the size encoded bytes at in into the last words of the stage
- * (stage_words of them; the decoder's planes grow from its start, see
- * decode_warp) with 32-bit loads (all of a batch in flight) and returns
- * where the first one landed, at least stage_words * 4 - size - 3 bytes
- * into the stage. The aligned words may reach up to 3 bytes before in (the
- * stream's header lies there) and after the chunk: a word past the end of
- * the stream is read byte by byte. */
+/* Copies the size encoded bytes at in into the last 16-byte vectors of the
+ * stage (stage_words 32-bit words, a multiple of 4, 16-byte aligned; the
+ * decoder's planes grow from its start, see decode_warp) with 16-byte
+ * loads (all of a batch in flight) and returns where the first one landed,
+ * at least stage_words * 4 - size - 15 bytes into the stage. The aligned
+ * vectors may reach up to 15 bytes before in (the stream's header lies
+ * there) and after the chunk: a vector past the end of the stream (at most
+ * the last one) is read byte by byte. */
 __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
                                       const uint8_t *end, uint32_t *all,
                                       uint32_t stage_words) {
     const uint32_t lane = threadIdx.x & 31;
-    const uint32_t mis = (uint32_t)((uintptr_t)in & 3u);
+    const uint32_t mis = (uint32_t)((uintptr_t)in & 15u);
     const uint8_t *base = in - mis;
-    const uint32_t *words = reinterpret_cast<const uint32_t *>(base);
-    const uint32_t nwords = (mis + size + 3) / 4;
-    uint32_t *stage = all + (stage_words - nwords);
-    const uint64_t whole = (uint64_t)(end - base) / 4;
-    const uint32_t loadable = whole < nwords ? (uint32_t)whole : nwords;
-    constexpr int kBatch = 8;
+    const uint4 *vecs = reinterpret_cast<const uint4 *>(base);
+    const uint32_t nvecs = (mis + size + 15) / 16;
+    uint4 *stage = reinterpret_cast<uint4 *>(all) + (stage_words / 4 - nvecs);
+    const uint64_t whole = (uint64_t)(end - base) / 16;
+    const uint32_t loadable = whole < nvecs ? (uint32_t)whole : nvecs;
+    constexpr int kBatch = 4; /* 2 KiB per warp */
 #pragma unroll 1
     for (uint32_t k0 = 0; k0 < loadable; k0 += 32 * kBatch) {
-        uint32_t w[kBatch];
+        uint4 w[kBatch];
 #pragma unroll
         for (int r = 0; r < kBatch; r++) {
             const uint32_t k = k0 + 32 * r + lane;
-            w[r] = k < loadable ? words[k] : 0u;
+            const uint4 zero = {0u, 0u, 0u, 0u};
+            w[r] = k < loadable ? vecs[k] : zero;
         }
 #pragma unroll
         for (int r = 0; r < kBatch; r++) {
@@ -630,11 +632,10 @@ __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
                 stage[k] = w[r];
         }
     }
-    if (loadable < nwords && lane == 0) { /* the stream's last bytes */
-        uint32_t w = 0;
-        for (uint32_t r = 0; base + 4 * loadable + r < end; r++)
-            w |= (uint32_t)base[4 * loadable + r] << (8 * r);
-        stage[loadable] = w;
+    if (loadable < nvecs && lane == 0) { /* the stream's last bytes */
+        uint8_t *last = reinterpret_cast<uint8_t *>(stage + loadable);
+        for (uint32_t r = 0; base + 16 * loadable + r < end; r++)
+            last[r] = base[16 * loadable + r];
     }
     return reinterpret_cast<const uint8_t *>(stage) + mis;
 }
@@ -650,9 +651,9 @@ __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
  * of its own encoded bytes, in + pos (the bytes before it are read: a
  * __syncwarp precedes every plane's write). A canonical chunk always
  * satisfies this: its planes from k on take at most 128 (width - k) bytes
- * and end at in + size >= stage end - 3 (stage_bytes), so in + pos >=
- * stage bytes - 3 - 128 (width - k) >= 128 (k + 1) because the stage holds
- * 128 (BITS + 1) + 3 bytes (kStageSlots). So a chunk that fails the test
+ * and end at in + size >= stage end - 15 (stage_bytes), so in + pos >=
+ * stage bytes - 15 - 128 (width - k) >= 128 (k + 1) because the stage
+ * holds 128 (BITS + 1) + 15 bytes (kStageSlots). So a chunk that fails the test
  * is not canonical and is rejected there, as it would be later. */
 template <typename T>
 __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
