@@ -254,8 +254,9 @@ __device__ __forceinline__ uint32_t stage_slot(uint32_t i) {
 /* Blocks per SM that the register budget is cut to fit (an SM has 64 Ki
  * registers, a block 128 threads): 24 warps for the f32 encoder (<= 85
  * registers), 32 for the f32 decoder (64), 16 for f64 (128); shared
- * memory (the stage, 4.1 / 8.3 KiB per warp) allows more. No spills at
- * these bounds (LOCAL:0). */
+ * memory (the stage, 4.1 / 8.3 KiB per warp) allows more. ptxas -v: no
+ * spills but a few words in the f64 encoder's transform (bench/NOTES.md,
+ * F10). */
 template <typename T> struct MinBlocks;
 template <> struct MinBlocks<uint32_t> {
     static constexpr int encode = 6, decode = 8;
