@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/codecs/falcon/falcon_xform.h"
+#include "../src/codecs/falcon/falcon_chunk.h"
 #include "../src/codecs/fz_codec.h"
 #include "falcon_data.h"
 #include "test_util.h"
@@ -318,6 +318,126 @@ static void test_decimal_f32_sweep(void) {
             check_dp32(f);
         }
     printf("  f32 sweep: %u values checked\n", dp_checked);
+    cases_run++;
+}
+
+/* The chunk decision by its definition (docs/FALCON.md, section 3): every
+ * value's search from a = 0, then Case 2 iff an exception or
+ * max(digits(w_i) - alpha_i) + max alpha_i > D. */
+static uint32_t ref_choose(const uint64_t *bits, uint32_t n, int is64) {
+    const int dmax = is64 ? FALCON_DMAX64 : FALCON_DMAX32;
+    int amax = 0, qmax = -64;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t w = 0;
+        int a;
+        if (is64) {
+            a = falcon_dp64(bits[i], &w);
+        } else {
+            uint32_t w32 = 0;
+            a = falcon_dp32((uint32_t)bits[i], &w32);
+            w = w32;
+        }
+        if (a < 0)
+            return FALCON_CASE2;
+        amax = a > amax ? a : amax;
+        if (w && falcon_digits(w) - a > qmax)
+            qmax = falcon_digits(w) - a;
+    }
+    return qmax + amax > dmax ? FALCON_CASE2 : (uint32_t)amax;
+}
+
+/* The scan as the GPU runs it: 32 interleaved parts, merged. */
+static uint32_t merged_choose(const uint64_t *bits, uint32_t n, int is64) {
+    const uint64_t limit = is64 ? FALCON_LIMIT64 : FALCON_LIMIT32;
+    falcon_scan part[32];
+    int amax = 0;
+    for (int l = 0; l < 32; l++) {
+        part[l] = falcon_scan_init();
+        for (uint32_t i = (uint32_t)l; i < n; i += 32) {
+            if (is64)
+                falcon_scan_add64(&part[l], bits[i]);
+            else
+                falcon_scan_add32(&part[l], (uint32_t)bits[i]);
+        }
+        amax = part[l].amax > amax ? part[l].amax : amax;
+    }
+    int case2 = 0;
+    for (int l = 0; l < 32; l++) {
+        falcon_scan_raise(&part[l], amax, limit);
+        case2 |= part[l].case2;
+    }
+    return case2 ? FALCON_CASE2 : (uint32_t)amax;
+}
+
+/* A random decimal of `digits` significant digits and `alpha` decimals
+ * (sometimes a special, a zero or a one-ulp neighbour). */
+static uint64_t random_decimal_bits(tu_rng *r, int is64, int alpha,
+                                    int digits) {
+    const uint32_t kind = (uint32_t)tu_below(r, 64);
+    if (kind == 0)
+        return is64 ? 0x8000000000000000ull : 0x80000000u; /* -0.0 */
+    if (kind == 1)
+        return 0; /* +0.0 */
+    uint64_t m = 1 + tu_below(r, 9);
+    for (int d = 1; d < digits; d++)
+        m = m * 10 + (kind == 2 ? 0 : tu_below(r, 10));
+    char text[64];
+    snprintf(text, sizeof text, "%s%llue-%d", tu_below(r, 2) ? "-" : "",
+             (unsigned long long)m, alpha);
+    if (is64) {
+        const double v = strtod(text, NULL);
+        uint64_t b;
+        memcpy(&b, &v, 8);
+        return kind == 3 ? b + 1 : b;
+    }
+    const float f = strtof(text, NULL);
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return kind == 3 ? b + 1u : b;
+}
+
+/* The resumed-search scan (falcon_choose*, and merged as on the GPU)
+ * against the definition, on chunks whose values mix decimal places and
+ * digit counts around the Case 1 limit, in random orders. */
+static void test_scan(void) {
+    const int count = tu_under_sanitizer() ? 4000 : 40000;
+    tu_rng r = tu_rng_make(7);
+    uint64_t bits[300];
+    uint64_t b64[300];
+    uint32_t b32[300];
+    unsigned case1 = 0, case2 = 0;
+    for (int c = 0; c < count; c++) {
+        const int is64 = c & 1;
+        const int amaxd = is64 ? FALCON_AMAX64 : FALCON_AMAX32;
+        const int dmax = is64 ? FALCON_DMAX64 : FALCON_DMAX32;
+        const int lo = (int)tu_below(&r, (uint64_t)amaxd + 1);
+        const int hi = lo + (int)tu_below(&r, 4) > amaxd
+                           ? amaxd
+                           : lo + (int)tu_below(&r, 4);
+        const int dlo = 1 + (int)tu_below(&r, (uint64_t)dmax);
+        const uint32_t n = 1 + (uint32_t)tu_below(&r, c % 3 ? 64 : 300);
+        for (uint32_t i = 0; i < n; i++) {
+            const int alpha = lo + (int)tu_below(&r, (uint64_t)(hi - lo + 1));
+            int digits = dlo + (int)tu_below(&r, 3);
+            digits = digits > dmax + 1 ? dmax + 1 : digits;
+            bits[i] = random_decimal_bits(&r, is64, alpha, digits);
+            b64[i] = bits[i];
+            b32[i] = (uint32_t)bits[i];
+        }
+        const uint32_t want = ref_choose(bits, n, is64);
+        const uint32_t got =
+            is64 ? falcon_choose64(b64, n) : falcon_choose32(b32, n);
+        tu_context("scan chunk %d (f%d, n %u, alpha %d..%d, digits %d+)", c,
+                   is64 ? 64 : 32, n, lo, hi, dlo);
+        CHECK_EQ_U64(got, want);
+        CHECK_EQ_U64(merged_choose(bits, n, is64), want);
+        if (want == FALCON_CASE2)
+            case2++;
+        else
+            case1++;
+    }
+    printf("  scan: %u Case 1 and %u Case 2 chunks agree\n", case1, case2);
+    CHECK(case1 > (unsigned)count / 8 && case2 > (unsigned)count / 8);
     cases_run++;
 }
 
@@ -784,6 +904,7 @@ static const struct {
     {"decimal_exact", test_decimal_exact},
     {"decimal_random", test_decimal_random},
     {"decimal_f32_sweep", test_decimal_f32_sweep},
+    {"scan", test_scan},
     {"roundtrip", test_roundtrip_generators},
     {"chunk_sizes", test_roundtrip_chunk_sizes},
     {"specials", test_roundtrip_specials},

@@ -19,25 +19,19 @@
 #include "falcon_xform.h"
 
 /* The scale byte of a chunk (Case 1 alpha* or Case 2), from the bit
- * patterns. Stops at the first exception: the answer is then Case 2. */
+ * patterns. Stops as soon as the answer is Case 2. */
 static FZ_HD uint32_t falcon_choose64(const uint64_t *bits, uint32_t n) {
     falcon_scan s = falcon_scan_init();
-    for (uint32_t i = 0; i < n && !s.exception; i++) {
-        uint64_t mag;
-        int alpha = falcon_dp64(bits[i], &mag);
-        falcon_scan_add(&s, alpha, mag);
-    }
-    return falcon_scale_of(&s, FALCON_DMAX64);
+    for (uint32_t i = 0; i < n && !s.case2; i++)
+        falcon_scan_add64(&s, bits[i]);
+    return falcon_scale_of(&s);
 }
 
 static FZ_HD uint32_t falcon_choose32(const uint32_t *bits, uint32_t n) {
     falcon_scan s = falcon_scan_init();
-    for (uint32_t i = 0; i < n && !s.exception; i++) {
-        uint32_t mag;
-        int alpha = falcon_dp32(bits[i], &mag);
-        falcon_scan_add(&s, alpha, mag);
-    }
-    return falcon_scale_of(&s, FALCON_DMAX32);
+    for (uint32_t i = 0; i < n && !s.case2; i++)
+        falcon_scan_add32(&s, bits[i]);
+    return falcon_scale_of(&s);
 }
 
 /* Per word type W (32 or 64 bits, T its type): the chunk coder.

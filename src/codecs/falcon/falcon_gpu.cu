@@ -39,18 +39,19 @@ constexpr int kThreads = 32 * kWarps;
 template <typename T> struct FW;
 template <> struct FW<uint32_t> {
     static constexpr uint32_t BITS = 32, AMAX = FALCON_AMAX32;
-    static constexpr int DMAX = FALCON_DMAX32;
-    static __device__ int dp(uint32_t b, uint64_t *mag) {
-        uint32_t m;
-        const int a = falcon_dp32(b, &m);
-        *mag = m;
-        return a;
+    static constexpr uint64_t LIMIT = FALCON_LIMIT32;
+    static __device__ void scan_add(falcon_scan *s, uint32_t b) {
+        falcon_scan_add32(s, b);
     }
-    static __device__ int fits(uint32_t b, double p, uint64_t *mag) {
+    static __device__ double fits_pre(uint32_t b, double p, int *ok) {
+        return falcon_fits32_pre(b, p, ok);
+    }
+    static __device__ int fits_post(uint32_t b, double p, double r, int ok,
+                                    uint64_t *mag) {
         uint32_t m;
-        const int ok = falcon_fits32(b, p, &m);
+        const int fit = falcon_fits32_post(b, p, r, ok, &m);
         *mag = m;
-        return ok;
+        return fit;
     }
     static __device__ bool mag_not10(uint64_t mag) {
         return (uint32_t)mag % 10u != 0; /* mag < 10^6 */
@@ -94,12 +95,16 @@ template <> struct FW<uint32_t> {
 };
 template <> struct FW<uint64_t> {
     static constexpr uint32_t BITS = 64, AMAX = FALCON_AMAX64;
-    static constexpr int DMAX = FALCON_DMAX64;
-    static __device__ int dp(uint64_t b, uint64_t *mag) {
-        return falcon_dp64(b, mag);
+    static constexpr uint64_t LIMIT = FALCON_LIMIT64;
+    static __device__ void scan_add(falcon_scan *s, uint64_t b) {
+        falcon_scan_add64(s, b);
     }
-    static __device__ int fits(uint64_t b, double p, uint64_t *mag) {
-        return falcon_fits64(b, p, mag);
+    static __device__ double fits_pre(uint64_t b, double p, int *ok) {
+        return falcon_fits64_pre(b, p, ok);
+    }
+    static __device__ int fits_post(uint64_t b, double p, double r, int ok,
+                                    uint64_t *mag) {
+        return falcon_fits64_post(b, p, r, ok, mag);
     }
     static __device__ bool mag_not10(uint64_t mag) {
         return mag % 10u != 0;
@@ -164,12 +169,55 @@ template <typename T> __device__ T warp_incl_sum(T x) {
     return x;
 }
 
+/* Exclusive prefix sum over the lanes of cnt (0..7 in every lane), and in
+ * *total the sum: bit b of cnt counted by a ballot, so three independent
+ * votes instead of a chain of five shuffles. */
+__device__ __forceinline__ uint32_t lanes_before(uint32_t cnt,
+                                                 uint32_t *total) {
+    const uint32_t below = (1u << (threadIdx.x & 31)) - 1u;
+    const uint32_t b0 = __ballot_sync(FZ_FULL_MASK, cnt & 1u);
+    const uint32_t b1 = __ballot_sync(FZ_FULL_MASK, (cnt >> 1) & 1u);
+    const uint32_t b2 = __ballot_sync(FZ_FULL_MASK, (cnt >> 2) & 1u);
+    *total = (uint32_t)__popc(b0) + 2u * (uint32_t)__popc(b1) +
+             4u * (uint32_t)__popc(b2);
+    return (uint32_t)__popc(b0 & below) + 2u * (uint32_t)__popc(b1 & below) +
+           4u * (uint32_t)__popc(b2 & below);
+}
+
 /* Which of a lane's 4 plane bytes are nonzero (bit r: byte r). */
 __device__ uint32_t nonzero4(uint32_t word) {
     return (uint32_t)((word & 0xFFu) != 0) |
            (uint32_t)((word & 0xFF00u) != 0) << 1 |
            (uint32_t)((word & 0xFF0000u) != 0) << 2 |
            (uint32_t)((word & 0xFF000000u) != 0) << 3;
+}
+
+/* Writes a dense 128-byte plane at dst (any alignment; lane L holds its
+ * bytes 4L..4L+3 in word) with 32-bit stores: aligned word j (j = 1..31)
+ * of the plane's span is the top bytes of lane j - 1's word and the bottom
+ * bytes of lane j's; the partial words at both ends go byte by byte, so no
+ * byte outside the plane is written. */
+__device__ void store_plane_words(uint8_t *dst, uint32_t word) {
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t mis = (uint32_t)((uintptr_t)dst & 3u);
+    uint32_t *aligned = reinterpret_cast<uint32_t *>(dst - mis);
+    if (mis == 0) { /* warp-uniform */
+        aligned[lane] = word;
+        return;
+    }
+    const uint32_t shift = 8 * mis;
+    const uint32_t prev = __shfl_up_sync(FZ_FULL_MASK, word, 1);
+    if (lane > 0) {
+        aligned[lane] = prev >> (32 - shift) | word << shift;
+    } else {
+        for (uint32_t r = 0; r < 4 - mis; r++)
+            dst[r] = (uint8_t)(word >> (8 * r));
+    }
+    if (lane == 31) {
+        uint8_t *tail = reinterpret_cast<uint8_t *>(aligned + 32);
+        for (uint32_t r = 0; r < mis; r++)
+            tail[r] = (uint8_t)(word >> (8 * (4 - mis + r)));
+    }
 }
 
 /* The table entry of chunk c, its share of the table hash, and the look-
@@ -216,33 +264,38 @@ __device__ __forceinline__ void transpose32(uint32_t (&m)[32]) {
 /* Shared memory of the warp kernels, per warp: a stage of the chunk's
  * values, value i at slot i + i / 32 (the padding keeps both a lane-strided
  * pass, value 32 k + L, and a lane-contiguous pass, values 32 L + b, free
- * of bank conflicts), and the decoder's bit-planes, word L of plane q at
- * 32 q + L (the plane's bytes 4L..4L+3). The encoder keeps its planes in
- * the stage once the values are in registers; the decoder stages the
- * encoded chunk's bytes, then the decoded values. */
+ * of bank conflicts). The encoder keeps its bit-planes there once the
+ * values are in registers (word L of plane q at 32 q + L: the plane's bytes
+ * 4L..4L+3); the decoder stages the encoded chunk's bytes at its end,
+ * parses the planes into its start (decode_warp says why they never meet),
+ * then writes the decoded values. */
 constexpr uint32_t kStageSlots =
     FALCON_MAX_VALUES + (FALCON_MAX_VALUES - 1) / 32 + 3; /* 1060 */
+static_assert(kStageSlots % 4 == 0 && kStageSlots * 4 >= 128 * (32 + 1) + 15 &&
+                  kStageSlots * 8 >= 128 * (64 + 1) + 15,
+              "the decoder's planes and encoded bytes share the stage");
 
 __device__ __forceinline__ uint32_t stage_slot(uint32_t i) {
     return i + (i >> 5);
 }
 
 /* Blocks per SM that the register budget is cut to fit (an SM has 64 Ki
- * registers, a block 128 threads): 24 warps for f32 (<= 85 registers), 16
- * for the f64 encoder (128), 12 for the f64 decoder, whose shared memory
- * allows no more. No spills at these bounds (LOCAL:0). */
+ * registers, a block 128 threads): 32 warps for f32 (<= 64 registers), 16
+ * for f64 (128); shared memory (the stage, 4.1 / 8.3 KiB per warp) allows
+ * more. ptxas -v: no spills but a few words in the f64 encoder's transform
+ * (bench/NOTES.md, F10). */
 template <typename T> struct MinBlocks;
 template <> struct MinBlocks<uint32_t> {
-    static constexpr int encode = 6, decode = 6;
+    static constexpr int encode = 8, decode = 8;
 };
 template <> struct MinBlocks<uint64_t> {
-    static constexpr int encode = 4, decode = 3;
+    static constexpr int encode = 4, decode = 4;
 };
 
-/* Bytes per warp of the encoder and of the decoder. */
+/* Bytes per warp of the encoder and of the decoder: the stage. */
 template <typename T> struct WarpSmem {
     static constexpr uint32_t encode = kStageSlots * (uint32_t)sizeof(T);
-    static constexpr uint32_t decode = encode + FW<T>::BITS * 32u * 4u;
+    static constexpr uint32_t decode = encode;
 };
 
 /* This warp's part of the dynamic shared memory. */
@@ -315,14 +368,15 @@ __device__ void store_planes(const uint64_t (&x)[32], uint32_t width,
             planes[32 * (q + 32) + lane] = m[q];
 }
 
-/* The inverse: this lane's deltas x[b] from planes[32 q + L], q < width
- * (planes at and above the width are zero). */
+/* The inverse: this lane's deltas x[b] from the decoder's planes, plane q
+ * (q < width; those at and above the width are zero) in stream order:
+ * word L of plane q at planes[32 (width - 1 - q) + L]. */
 __device__ void load_planes(uint32_t (&x)[32], uint32_t width,
                             const uint32_t *planes) {
     const uint32_t lane = threadIdx.x & 31;
 #pragma unroll
     for (int q = 0; q < 32; q++)
-        x[q] = (uint32_t)q < width ? planes[32 * q + lane] : 0u;
+        x[q] = (uint32_t)q < width ? planes[32 * (width - 1 - q) + lane] : 0u;
     transpose32(x);
 }
 __device__ void load_planes(uint64_t (&x)[32], uint32_t width,
@@ -331,7 +385,7 @@ __device__ void load_planes(uint64_t (&x)[32], uint32_t width,
     uint32_t m[32];
 #pragma unroll
     for (int q = 0; q < 32; q++)
-        m[q] = (uint32_t)q < width ? planes[32 * q + lane] : 0u;
+        m[q] = (uint32_t)q < width ? planes[32 * (width - 1 - q) + lane] : 0u;
     transpose32(m);
 #pragma unroll
     for (int b = 0; b < 32; b++)
@@ -340,18 +394,20 @@ __device__ void load_planes(uint64_t (&x)[32], uint32_t width,
         return; /* warp-uniform */
 #pragma unroll
     for (int q = 0; q < 32; q++)
-        m[q] = (uint32_t)q + 32 < width ? planes[32 * (q + 32) + lane] : 0u;
+        m[q] = (uint32_t)q + 32 < width ? planes[32 * (width - 33 - q) + lane]
+                                        : 0u;
     transpose32(m);
 #pragma unroll
     for (int b = 0; b < 32; b++)
         x[b] |= (uint64_t)m[b] << 32;
 }
 
-/* The chunk's scale byte from the staged values by the CPU's own scan:
- * every value's decimal place (a loop, not unrolled: the search is long
- * code), reduced over the warp. A row of 32 values at a time; the warp
- * stops as soon as one lane's scan says Case 2 (falcon_scan_case2: the
- * answer is final), e.g. after the first row of a chunk of values that
+/* The chunk's scale byte from the staged values by the CPU's own scan
+ * (falcon_scan): each lane scans the values 32 k + L (every value's search
+ * resumes at the lane's running amax; a loop, not unrolled: the search is
+ * long code), then the lanes' scans merge: the largest amax, every lane's
+ * top raised to it, any case2. The warp stops as soon as one lane's scan
+ * says Case 2 (final), e.g. after the first row of a chunk of values that
  * have no decimal place. */
 template <typename T>
 __device__ uint32_t full_scale(const T *stage, uint32_t n) {
@@ -360,22 +416,17 @@ __device__ uint32_t full_scale(const T *stage, uint32_t n) {
     falcon_scan sc = falcon_scan_init();
 #pragma unroll 1
     for (uint32_t i0 = 0; i0 < n; i0 += 32) {
-        if (__any_sync(FZ_FULL_MASK, falcon_scan_case2(&sc, F::DMAX)))
+        if (__any_sync(FZ_FULL_MASK, sc.case2))
             return FALCON_CASE2;
         const uint32_t i = i0 + lane;
-        if (i < n) {
-            uint64_t mag;
-            const int alpha = F::dp(stage[stage_slot(i)], &mag);
-            falcon_scan_add(&sc, alpha, mag);
-        }
+        if (i < n)
+            F::scan_add(&sc, stage[stage_slot(i)]);
     }
-    falcon_scan all;
-    all.exception = __any_sync(FZ_FULL_MASK, sc.exception);
-    all.amax = (int)__reduce_max_sync(FZ_FULL_MASK, (unsigned)sc.amax);
-    all.qmax = (int)__reduce_max_sync(FZ_FULL_MASK,
-                                      (unsigned)(sc.qmax - FALCON_QNONE)) +
-               FALCON_QNONE;
-    return falcon_scale_of(&all, F::DMAX);
+    if (__any_sync(FZ_FULL_MASK, sc.case2))
+        return FALCON_CASE2;
+    const int amax = (int)__reduce_max_sync(FZ_FULL_MASK, (unsigned)sc.amax);
+    falcon_scan_raise(&sc, amax, F::LIMIT);
+    return __any_sync(FZ_FULL_MASK, sc.case2) ? FALCON_CASE2 : (uint32_t)amax;
 }
 
 /* What one search step per value at A (0 <= A <= AMAX) says about the
@@ -392,16 +443,30 @@ __device__ GuessResult try_scale(const T *stage, uint32_t n, int guess) {
     const uint32_t lane = threadIdx.x & 31;
     const double p = falcon_pow10(guess);
     bool witness = guess == 0;
+    /* kRows rows per vote, the values' steps in two halves (all but the
+     * divisions, then the divisions) with no branch between the values, so
+     * that their latencies overlap; past n a value is +0.0, which fits */
+    constexpr uint32_t kRows = 4;
 #pragma unroll 1
-    for (uint32_t i0 = 0; i0 < n; i0 += 32) {
-        const uint32_t i = i0 + lane;
-        bool fit = true;
-        if (i < n) {
-            uint64_t mag;
-            fit = F::fits(stage[stage_slot(i)], p, &mag);
-            if (!witness)
-                witness = F::mag_not10(mag);
+    for (uint32_t i0 = 0; i0 < n; i0 += 32 * kRows) {
+        T v[kRows];
+        double r[kRows];
+        int ok[kRows];
+#pragma unroll
+        for (uint32_t h = 0; h < kRows; h++) {
+            const uint32_t i = i0 + 32 * h + lane;
+            v[h] = i < n ? stage[stage_slot(i)] : (T)0;
+            r[h] = F::fits_pre(v[h], p, &ok[h]);
         }
+        bool fit = true, not10 = false;
+#pragma unroll
+        for (uint32_t h = 0; h < kRows; h++) {
+            uint64_t mag;
+            fit &= F::fits_post(v[h], p, r[h], ok[h], &mag) != 0;
+            if (!witness)
+                not10 |= F::mag_not10(mag);
+        }
+        witness |= not10;
         if (!__all_sync(FZ_FULL_MASK, fit))
             return kTooSmall;
     }
@@ -488,15 +553,29 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
         /* 3. the size: every plane's cheaper storage */
         uint64_t sparse_mask = 0;
         uint32_t size = FALCON_HEAD_BYTES + first_len + nflags;
-        for (uint32_t q = width; q-- > 0;) {
-            const uint32_t word = planes[32 * q + lane];
-            const uint32_t nnz =
-                __reduce_add_sync(FZ_FULL_MASK, __popc(nonzero4(word)));
-            if (falcon_sparse(B, nnz)) {
-                sparse_mask |= 1ull << q;
-                size += M + nnz;
-            } else {
-                size += B;
+        /* four planes per reduction: a lane's nonzero bytes of each (0..4)
+         * in one byte of a word, whose warp sum (<= 128 per byte) carries
+         * into no other byte */
+        for (uint32_t q0 = 0; q0 < width; q0 += 4) {
+            uint32_t packed = 0;
+#pragma unroll
+            for (uint32_t j = 0; j < 4; j++)
+                if (q0 + j < width)
+                    packed |=
+                        (uint32_t)__popc(nonzero4(planes[32 * (q0 + j) + lane]))
+                        << (8 * j);
+            const uint32_t sums = __reduce_add_sync(FZ_FULL_MASK, packed);
+#pragma unroll
+            for (uint32_t j = 0; j < 4; j++) {
+                const uint32_t nnz = (sums >> (8 * j)) & 0xFFu;
+                if (q0 + j >= width)
+                    break;
+                if (falcon_sparse(B, nnz)) {
+                    sparse_mask |= 1ull << (q0 + j);
+                    size += M + nnz;
+                } else {
+                    size += B;
+                }
             }
         }
         const bool verbatim = size >= raw;
@@ -537,10 +616,8 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
                 const uint32_t hi = __shfl_down_sync(FZ_FULL_MASK, nz, 1);
                 if (!(lane & 1) && (uint32_t)(lane >> 1) < M)
                     out[pos + (lane >> 1)] = (uint8_t)(nz | hi << 4);
-                const uint32_t cnt = __popc(nz);
-                const uint32_t incl = warp_incl_sum<uint32_t>(cnt);
-                const uint32_t total = __shfl_sync(FZ_FULL_MASK, incl, 31);
-                uint32_t o = pos + M + incl - cnt;
+                uint32_t total;
+                uint32_t o = pos + M + lanes_before(__popc(nz), &total);
 #pragma unroll
                 for (int r = 0; r < 4; r++) {
                     const uint32_t byte = (word >> (8 * r)) & 0xFFu;
@@ -548,6 +625,9 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
                         out[o++] = (uint8_t)byte;
                 }
                 pos += M + total;
+            } else if (B == 32 * 4) { /* a whole plane: a word per lane */
+                store_plane_words(out + pos, word);
+                pos += B;
             } else {
 #pragma unroll
                 for (int r = 0; r < 4; r++) {
@@ -561,28 +641,34 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
     }
 }
 
-/* Copies the size encoded bytes at in into the stage with 32-bit loads
- * (all of a batch in flight) and returns where the first one landed. The
- * aligned words may reach up to 3 bytes before in (the stream's header
- * lies there) and after the chunk: a word past the end of the stream is
- * read byte by byte. */
+/* Copies the size encoded bytes at in into the last 16-byte vectors of the
+ * stage (stage_words 32-bit words, a multiple of 4, 16-byte aligned; the
+ * decoder's planes grow from its start, see decode_warp) with 16-byte
+ * loads (all of a batch in flight) and returns where the first one landed,
+ * at least stage_words * 4 - size - 15 bytes into the stage. The aligned
+ * vectors may reach up to 15 bytes before in (the stream's header lies
+ * there) and after the chunk: a vector past the end of the stream (at most
+ * the last one) is read byte by byte. */
 __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
-                                      const uint8_t *end, uint32_t *stage) {
+                                      const uint8_t *end, uint32_t *all,
+                                      uint32_t stage_words) {
     const uint32_t lane = threadIdx.x & 31;
-    const uint32_t mis = (uint32_t)((uintptr_t)in & 3u);
+    const uint32_t mis = (uint32_t)((uintptr_t)in & 15u);
     const uint8_t *base = in - mis;
-    const uint32_t *words = reinterpret_cast<const uint32_t *>(base);
-    const uint32_t nwords = (mis + size + 3) / 4;
-    const uint64_t whole = (uint64_t)(end - base) / 4;
-    const uint32_t loadable = whole < nwords ? (uint32_t)whole : nwords;
-    constexpr int kBatch = 8;
+    const uint4 *vecs = reinterpret_cast<const uint4 *>(base);
+    const uint32_t nvecs = (mis + size + 15) / 16;
+    uint4 *stage = reinterpret_cast<uint4 *>(all) + (stage_words / 4 - nvecs);
+    const uint64_t whole = (uint64_t)(end - base) / 16;
+    const uint32_t loadable = whole < nvecs ? (uint32_t)whole : nvecs;
+    constexpr int kBatch = 4; /* 2 KiB per warp */
 #pragma unroll 1
     for (uint32_t k0 = 0; k0 < loadable; k0 += 32 * kBatch) {
-        uint32_t w[kBatch];
+        uint4 w[kBatch];
 #pragma unroll
         for (int r = 0; r < kBatch; r++) {
             const uint32_t k = k0 + 32 * r + lane;
-            w[r] = k < loadable ? words[k] : 0u;
+            const uint4 zero = {0u, 0u, 0u, 0u};
+            w[r] = k < loadable ? vecs[k] : zero;
         }
 #pragma unroll
         for (int r = 0; r < kBatch; r++) {
@@ -591,19 +677,29 @@ __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
                 stage[k] = w[r];
         }
     }
-    if (loadable < nwords && lane == 0) { /* the stream's last bytes */
-        uint32_t w = 0;
-        for (uint32_t r = 0; base + 4 * loadable + r < end; r++)
-            w |= (uint32_t)base[4 * loadable + r] << (8 * r);
-        stage[loadable] = w;
+    if (loadable < nvecs && lane == 0) { /* the stream's last bytes */
+        uint8_t *last = reinterpret_cast<uint8_t *>(stage + loadable);
+        for (uint32_t r = 0; base + 16 * loadable + r < end; r++)
+            last[r] = base[16 * loadable + r];
     }
     return reinterpret_cast<const uint8_t *>(stage) + mis;
 }
 
-/* Decode one encoded chunk (size < raw, its bytes at in, in shared
- * memory) into the stage: value i at stage_slot(i). Returns true (every
- * lane) when the chunk is not one the encoder writes. Reads only
- * in[0..size); writes the stage only after the last read of in. */
+/* Decode one encoded chunk (size < raw, its bytes at in, staged at the end
+ * of the stage by stage_bytes) into the stage: value i at stage_slot(i).
+ * Returns true (every lane) when the chunk is not one the encoder writes.
+ * Reads only in[0..size).
+ *
+ * The parsed planes share the stage: the k-th plane of the stream (plane
+ * q = width - 1 - k) goes to bytes [128 k, 128 k + 128) (planes), below the
+ * stream bytes not yet read: writing it needs 128 (k + 1) <= the position
+ * of its own encoded bytes, in + pos (the bytes before it are read: a
+ * __syncwarp precedes every plane's write). A canonical chunk always
+ * satisfies this: its planes from k on take at most 128 (width - k) bytes
+ * and end at in + size >= stage end - 15 (stage_bytes), so in + pos >=
+ * stage bytes - 15 - 128 (width - k) >= 128 (k + 1) because the stage
+ * holds 128 (BITS + 1) + 15 bytes (kStageSlots). So a chunk that fails the test
+ * is not canonical and is rejected there, as it would be later. */
 template <typename T>
 __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
                             uint32_t *planes, T *stage) {
@@ -633,7 +729,15 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
     const uint32_t B = falcon_plane_bytes(n), M = falcon_bitmap_bytes(B);
     const uint32_t last_mask =
         B && (n - 1) % 8 ? 0xFFu << ((n - 1) % 8) & 0xFFu : 0;
+    const uintptr_t room =
+        (uintptr_t)(in - reinterpret_cast<uint8_t *>(planes));
+    __syncwarp(); /* the head is read before planes may overwrite it */
+    /* checks that guard no read are voted on once, after the planes */
+    bool bad = false;
     for (uint32_t q = width; q-- > 0;) {
+        const uint32_t k = width - 1 - q; /* stream order */
+        if (room + pos < 128u * (k + 1))
+            return true; /* not canonical (above) */
         uint32_t word = 0, nnz;
         if ((flags >> q) & 1u) {
             if (size - pos < M)
@@ -648,24 +752,17 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
             const uint32_t first = 4u * (uint32_t)lane;
             const uint32_t have =
                 B > first ? (B - first < 4 ? B - first : 4) : 0;
-            const bool pad = (my4 >> have) != 0;
-            const uint32_t cnt = __popc(my4);
-            const uint32_t incl = warp_incl_sum<uint32_t>(cnt);
-            nnz = __shfl_sync(FZ_FULL_MASK, incl, 31);
-            if (__any_sync(FZ_FULL_MASK, pad) || !falcon_sparse(B, nnz) ||
-                size - pos - M < nnz)
+            bad |= (my4 >> have) != 0;
+            uint32_t o = pos + M + lanes_before(__popc(my4), &nnz);
+            if (!falcon_sparse(B, nnz) || size - pos - M < nnz)
                 return true;
-            uint32_t o = pos + M + incl - cnt;
-            bool zero = false;
 #pragma unroll
             for (int r = 0; r < 4; r++)
                 if ((my4 >> r) & 1u) {
                     const uint32_t byte = in[o++];
-                    zero |= byte == 0;
+                    bad |= byte == 0; /* a listed byte that is zero */
                     word |= byte << (8 * r);
                 }
-            if (__any_sync(FZ_FULL_MASK, zero))
-                return true; /* a listed byte that is zero */
             pos += M + nnz;
         } else {
             if (size - pos < B)
@@ -681,13 +778,14 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
                 return true; /* sparse would have been smaller */
             pos += B;
         }
-        const bool padbits = B && (uint32_t)lane == (B - 1) / 4 &&
-                             ((word >> (8 * ((B - 1) % 4))) & last_mask);
-        if (__any_sync(FZ_FULL_MASK, padbits) || (q == width - 1 && nnz == 0))
+        bad |= B && (uint32_t)lane == (B - 1) / 4 &&
+               ((word >> (8 * ((B - 1) % 4))) & last_mask);
+        if (q == width - 1 && nnz == 0)
             return true;
-        planes[32 * q + lane] = word;
+        __syncwarp(); /* every lane's reads so far precede the write */
+        planes[32 * k + lane] = word;
     }
-    if (pos != size)
+    if (__any_sync(FZ_FULL_MASK, bad) || pos != size)
         return true;
     __syncwarp(); /* the planes are written, the bytes read */
 
@@ -695,6 +793,7 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
      * in the lane, offset by the lanes before it */
     T x[32];
     load_planes(x, width, planes);
+    __syncwarp(); /* every lane has its planes: the stage is free */
     const uint32_t firsti = 32u * (uint32_t)lane + 1;
     T part = 0;
 #pragma unroll
@@ -731,10 +830,8 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
     falcon_decompress_warp(const fz_gpu_args a) {
     typedef FW<T> F;
     extern __shared__ __align__(16) uint8_t smem_raw[];
-    uint8_t *mine = warp_smem(smem_raw, WarpSmem<T>::decode);
-    T *stage = reinterpret_cast<T *>(mine);
-    uint32_t *planes =
-        reinterpret_cast<uint32_t *>(mine + kStageSlots * sizeof(T));
+    T *stage = reinterpret_cast<T *>(warp_smem(smem_raw, WarpSmem<T>::decode));
+    uint32_t *planes = reinterpret_cast<uint32_t *>(stage);
     const int lane = threadIdx.x & 31;
     int st = FZS_OK;
     uint32_t flags = 0;
@@ -782,8 +879,8 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
             }
         } else {
             const uint8_t *bytes =
-                stage_bytes(in, (uint32_t)size, a.src + a.src_size,
-                            reinterpret_cast<uint32_t *>(stage));
+                stage_bytes(in, (uint32_t)size, a.src + a.src_size, planes,
+                            kStageSlots * (uint32_t)sizeof(T) / 4);
             __syncwarp();
             const bool case2 = size > 0 && bytes[0] == FALCON_CASE2;
             if (decode_warp<T>(bytes, (uint32_t)size, n, planes, stage)) {

@@ -163,18 +163,22 @@ static FZ_HD int falcon_step32(float vf, double p, uint32_t *mag) {
     return 0;
 }
 
-/* alpha of a binary64 bit pattern, |w| in *mag; -1 for an exception. */
-static FZ_HD int falcon_dp64(uint64_t bits, uint64_t *mag) {
+/* The search from a = a0 (p0 = 10^a0, exact; a0 <= AMAX) on: the first
+ * accepted a >= a0 with |w| in *mag, -1 when none is (+0.0: a0, *mag = 0).
+ * From a0 = 0 it is alpha (or -1 for an exception); from a larger a0 see
+ * falcon_scan. */
+static FZ_HD int falcon_dp64_from(uint64_t bits, int a0, double p0,
+                                  uint64_t *mag) {
     *mag = 0;
     if (bits == 0)
-        return 0;
+        return a0;
     const uint64_t abs = bits & 0x7FFFFFFFFFFFFFFFull;
     const uint32_t e = (uint32_t)(abs >> 52);
     if (e == 0 || e == 0x7FF) /* -0.0, subnormal, inf, NaN */
         return -1;
     const double v = falcon_as_double(abs);
-    double p = 1.0;
-    for (int a = 0; a <= FALCON_AMAX64; a++) {
+    double p = p0;
+    for (int a = a0; a <= FALCON_AMAX64; a++) {
         const int step = falcon_step64(v, p, mag);
         if (step)
             return step > 0 ? a : -1;
@@ -183,18 +187,18 @@ static FZ_HD int falcon_dp64(uint64_t bits, uint64_t *mag) {
     return -1;
 }
 
-/* alpha of a binary32 bit pattern. */
-static FZ_HD int falcon_dp32(uint32_t bits, uint32_t *mag) {
+static FZ_HD int falcon_dp32_from(uint32_t bits, int a0, double p0,
+                                  uint32_t *mag) {
     *mag = 0;
     if (bits == 0)
-        return 0;
+        return a0;
     const uint32_t abs = bits & 0x7FFFFFFFu;
     const uint32_t e = abs >> 23;
     if (e == 0 || e == 0xFF)
         return -1;
     const float vf = falcon_as_float(abs);
-    double p = 1.0;
-    for (int a = 0; a <= FALCON_AMAX32; a++) {
+    double p = p0;
+    for (int a = a0; a <= FALCON_AMAX32; a++) {
         const int step = falcon_step32(vf, p, mag);
         if (step)
             return step > 0 ? a : -1;
@@ -203,95 +207,184 @@ static FZ_HD int falcon_dp32(uint32_t bits, uint32_t *mag) {
     return -1;
 }
 
+/* alpha of a binary64 bit pattern, |w| in *mag; -1 for an exception. */
+static FZ_HD int falcon_dp64(uint64_t bits, uint64_t *mag) {
+    return falcon_dp64_from(bits, 0, 1.0, mag);
+}
+
+/* alpha of a binary32 bit pattern. */
+static FZ_HD int falcon_dp32(uint32_t bits, uint32_t *mag) {
+    return falcon_dp32_from(bits, 0, 1.0, mag);
+}
+
 /* Whether the search accepts the value at a = A, p = 10^A, A <= AMAX
  * (+0.0: yes, *mag = 0; exceptions: no): one step instead of the search.
- * See falcon_scan for what it tells about the chunk. */
-static FZ_HD int falcon_fits64(uint64_t bits, double p, uint64_t *mag) {
-    *mag = 0;
-    if (bits == 0)
-        return 1;
+ * See falcon_scan for what it tells about the chunk. The step's conditions
+ * (falcon_step64/32: t < 10^D, d < t 2^-51 or 2^-23, r < 10^D, the division
+ * gives v back) are all evaluated and and-ed, without branches, in two
+ * halves (falcon_fits*_pre: all but the division; falcon_fits*_post) so
+ * that a GPU warp can overlap the steps of several values; operations on
+ * an exception's bits (NaN, infinity, subnormal) are harmless and masked,
+ * and r is converted only when it is below 10^D (else it is 0). */
+static FZ_HD double falcon_fits64_pre(uint64_t bits, double p, int *ok) {
+    const double limit = (double)FALCON_LIMIT64;
     const uint64_t abs = bits & 0x7FFFFFFFFFFFFFFFull;
     const uint32_t e = (uint32_t)(abs >> 52);
-    if (e == 0 || e == 0x7FF)
-        return 0;
-    return falcon_step64(falcon_as_double(abs), p, mag) > 0;
+    const double t = falcon_mul(falcon_as_double(abs), p);
+    const double r = falcon_round(t);
+    const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
+    const int small = r < limit;
+    *ok = (e != 0) & (e != 0x7FF) & (t < limit) & (d < falcon_mul(t, 0x1p-51)) &
+          small;
+    return small ? r : 0.0;
+}
+
+static FZ_HD int falcon_fits64_post(uint64_t bits, double p, double r, int ok,
+                                    uint64_t *mag) {
+    const double v = falcon_as_double(bits & 0x7FFFFFFFFFFFFFFFull);
+    ok &= falcon_div(r, p) == v;
+    *mag = ok ? (uint64_t)r : 0;
+    return ok | (bits == 0);
+}
+
+static FZ_HD int falcon_fits64(uint64_t bits, double p, uint64_t *mag) {
+    int ok;
+    const double r = falcon_fits64_pre(bits, p, &ok);
+    return falcon_fits64_post(bits, p, r, ok, mag);
+}
+
+static FZ_HD double falcon_fits32_pre(uint32_t bits, double p, int *ok) {
+    const double limit = (double)FALCON_LIMIT32;
+    const uint32_t abs = bits & 0x7FFFFFFFu;
+    const uint32_t e = abs >> 23;
+    const double t = falcon_mul((double)falcon_as_float(abs), p);
+    const double r = falcon_round(t);
+    const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
+    const int small = r < limit;
+    *ok = (e != 0) & (e != 0xFF) & (t < limit) & (d < falcon_mul(t, 0x1p-23)) &
+          small;
+    return small ? r : 0.0;
+}
+
+static FZ_HD int falcon_fits32_post(uint32_t bits, double p, double r, int ok,
+                                    uint32_t *mag) {
+    const float vf = falcon_as_float(bits & 0x7FFFFFFFu);
+    ok &= falcon_divf((float)r, (float)p) == vf;
+    *mag = ok ? (uint32_t)r : 0;
+    return ok | (bits == 0);
 }
 
 static FZ_HD int falcon_fits32(uint32_t bits, double p, uint32_t *mag) {
-    *mag = 0;
-    if (bits == 0)
-        return 1;
-    const uint32_t abs = bits & 0x7FFFFFFFu;
-    const uint32_t e = abs >> 23;
-    if (e == 0 || e == 0xFF)
-        return 0;
-    return falcon_step32(falcon_as_float(abs), p, mag) > 0;
+    int ok;
+    const double r = falcon_fits32_pre(bits, p, &ok);
+    return falcon_fits32_post(bits, p, r, ok, mag);
 }
 
 /* ------------------------------------------------------- chunk decision */
 /* Case 1 needs every value to have a decimal place and, at the chunk's
- * alpha* = max alpha_i, every |w_i| * 10^(alpha* - alpha_i) < 10^D, i.e.
- * digits(w_i) - alpha_i + alpha* <= D for w_i != 0. A scan accumulates
- * what that needs; values can be added in any order.
+ * alpha* = max alpha_i, every W_i = |w_i| * 10^(alpha* - alpha_i) < 10^D
+ * (i.e. digits(w_i) - alpha_i + alpha* <= D for w_i != 0). A scan keeps
+ * amax = the max alpha_i so far, p = 10^amax and top = max W_i at amax; it
+ * sets case2 once the answer is provably Case 2 (adding values can only
+ * confirm it). Values can be added in any order, and scans of parts of the
+ * chunk merge (falcon_scan_raise to the largest amax, then any case2).
+ *
+ * Lemma (different decimals). Two different decimals x = r / 10^a,
+ * y = s / 10^b (integers 0 < r, s < 10^D) never round to the same normal
+ * float v: with 10^k <= x < y, both are multiples of 10^(k+1-D), so
+ * y - x >= 10^(k+1-D), while both within half an ulp of v gives
+ * y - x <= ulp(v) < 10^(k+1) * 2^-52 (f64; f32: 2^-23) (1 + tiny)
+ * < 10^(k+1-D) as 2^-52 < 10^-15 and 2^-23 < 10^-6.
+ *
+ * Resumed search (falcon_scan_add64/32): each value's search starts at the
+ * running amax A instead of 0, and the value adds its integer at
+ * max(alpha, A) to top. Proof that the state stays exact (amax = max
+ * alpha_i, top = max W_i at amax) or case2 is right:
+ *  - an exception: no a is accepted (an accepted a is a decimal place), so
+ *    the search returns -1: case2, as the chunk is Case 2;
+ *  - alpha >= A: a in [A, alpha) is not accepted (alpha is the smallest)
+ *    and t < 10^D there (t grows with a, and at alpha t is within 1/2 of
+ *    |w| <= 10^D - 1), so the search returns (alpha, w) as from 0;
+ *  - alpha < A: W = |w| 10^(A - alpha) is the same rational at A; if
+ *    W < 10^D it is an A-place decimal of v, Theorem 4 at A gives r = W
+ *    and the step accepts (the division is correctly rounded: fl(W/10^A)
+ *    = v). If W >= 10^D, no a >= A is accepted: an accepted (a, r) is a
+ *    decimal of v with r < 10^D, equal to w / 10^alpha by the lemma, so
+ *    r = w 10^(a - alpha) >= W >= 10^D. The search returns -1: case2,
+ *    and rightly so: digits(w) - alpha + alpha* >= digits(W) > D.
+ * Raising amax from A to a multiplies top by 10^(a - A); once that reaches
+ * 10^D some W_i at the final alpha* >= a is >= 10^D: case2. At the end,
+ * case2 unset means every W_i < 10^D at amax = alpha*: the scale is amax.
+ * (tests/test_falcon.c compares it with the search from 0 and digit
+ * counts, on whole chunks and on 32 interleaved parts merged.)
  *
  * Shortcut (the GPU's guess, e.g. the previous chunk's scale): if every
  * value fits at one A (falcon_fits*) and A = 0 or some value's integer r_i
- * at A is not a multiple of 10, the scan's answer is A. Proof. Lemma: two
- * different decimals x = r / 10^a, y = s / 10^b (integers 0 < r, s < 10^D)
- * never round to the same normal float v: with 10^k <= x < y, both are
- * multiples of 10^(k+1-D), so y - x >= 10^(k+1-D), while both within half
- * an ulp of v gives y - x <= ulp(v) < 10^(k+1) * 2^-52 (f64; f32: 2^-23)
- * (1 + tiny) < 10^(k+1-D) as 2^-52 < 10^-15 and 2^-23 < 10^-6.
- * (1) No exception and alpha_i <= A: the search cannot stop early (t grows
- * with a and is < 10^D at A) and accepts at A at the latest.
- * (2) r_i = w_i * 10^(A - alpha_i): both read back as v_i (w_i is what the
- * search accepted, r_i what fits accepted), both < 10^D: equal by the
- * lemma. So digits(w_i) - alpha_i + A = digits(r_i) <= D for every
- * w_i != 0, and a value with r_i not a multiple of 10 has alpha_i = A.
- * Hence alpha* = A (A = 0: by (1)), no exception, q + alpha* <= D: the
- * scale is A. Otherwise the full scan decides (tests/test_falcon.c checks
- * fits against the search for every A on its decimal-place test set). */
+ * at A is not a multiple of 10, the scale is A. Proof. (1) No exception
+ * and alpha_i <= A: the search cannot stop early (t grows with a and is
+ * < 10^D at A) and accepts at A at the latest. (2) r_i = w_i *
+ * 10^(A - alpha_i): both read back as v_i (w_i is what the search
+ * accepted, r_i what fits accepted), both < 10^D: equal by the lemma. So
+ * every W_i at A is r_i < 10^D, and a value with r_i not a multiple of 10
+ * has alpha_i = A. Hence alpha* = A (A = 0: by (1)), no exception, every
+ * W_i < 10^D: the scale is A. Otherwise the full scan decides
+ * (tests/test_falcon.c checks fits against the search for every A on its
+ * decimal-place test set). */
 typedef struct falcon_scan {
-    int exception; /* some value has no decimal place */
-    int amax;      /* max alpha_i */
-    int qmax;      /* max digits(w_i) - alpha_i over w_i != 0 */
+    int case2;    /* the chunk is Case 2 */
+    int amax;     /* max alpha_i */
+    double p;     /* 10^amax */
+    uint64_t top; /* max |w_i| * 10^(amax - alpha_i), < limit unless case2 */
 } falcon_scan;
-
-#define FALCON_QNONE (-64) /* qmax when every w_i is 0 */
 
 static FZ_HD falcon_scan falcon_scan_init(void) {
     falcon_scan s;
-    s.exception = 0;
+    s.case2 = 0;
     s.amax = 0;
-    s.qmax = FALCON_QNONE;
+    s.p = 1.0;
+    s.top = 0;
     return s;
 }
 
-static FZ_HD void falcon_scan_add(falcon_scan *s, int alpha, uint64_t mag) {
-    if (alpha < 0) {
-        s->exception = 1;
-        return;
-    }
-    if (alpha > s->amax)
-        s->amax = alpha;
-    if (mag) {
-        const int q = falcon_digits(mag) - alpha;
-        if (q > s->qmax)
-            s->qmax = q;
+/* amax := a (>= amax), top scaled along; limit = 10^D. */
+static FZ_HD void falcon_scan_raise(falcon_scan *s, int a, uint64_t limit) {
+    for (; s->amax < a && !s->case2; s->amax++) {
+        s->p = falcon_mul(s->p, 10.0);
+        s->top *= 10u; /* top < 10^D: no overflow */
+        s->case2 = s->top >= limit;
     }
 }
 
-/* Whether the scan already says Case 2: adding values only raises
- * exception, amax and qmax, so the answer cannot change any more. */
-static FZ_HD int falcon_scan_case2(const falcon_scan *s, int dmax) {
-    return s->exception || s->qmax + s->amax > dmax;
+static FZ_HD void falcon_scan_take(falcon_scan *s, int a, uint64_t mag,
+                                   uint64_t limit) {
+    if (a < 0) {
+        s->case2 = 1;
+        return;
+    }
+    falcon_scan_raise(s, a, limit);
+    if (mag > s->top)
+        s->top = mag;
+}
+
+static FZ_HD void falcon_scan_add64(falcon_scan *s, uint64_t bits) {
+    if (s->case2)
+        return;
+    uint64_t mag;
+    const int a = falcon_dp64_from(bits, s->amax, s->p, &mag);
+    falcon_scan_take(s, a, mag, FALCON_LIMIT64);
+}
+
+static FZ_HD void falcon_scan_add32(falcon_scan *s, uint32_t bits) {
+    if (s->case2)
+        return;
+    uint32_t mag;
+    const int a = falcon_dp32_from(bits, s->amax, s->p, &mag);
+    falcon_scan_take(s, a, mag, FALCON_LIMIT32);
 }
 
 /* The chunk's scale byte: alpha* (Case 1) or FALCON_CASE2. */
-static FZ_HD uint32_t falcon_scale_of(const falcon_scan *s, int dmax) {
-    if (falcon_scan_case2(s, dmax))
-        return FALCON_CASE2;
-    return (uint32_t)s->amax;
+static FZ_HD uint32_t falcon_scale_of(const falcon_scan *s) {
+    return s->case2 ? FALCON_CASE2 : (uint32_t)s->amax;
 }
 
 /* ----------------------------------------------------- value <-> integer

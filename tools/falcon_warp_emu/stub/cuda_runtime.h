@@ -30,6 +30,9 @@ struct EmuWarp {
     unsigned round; /* collective rounds completed by the warp */
     unsigned lane_round[32];
 };
+struct alignas(16) uint4 {
+    unsigned x, y, z, w;
+};
 struct EmuIdx {
     unsigned x, y, z;
 };
