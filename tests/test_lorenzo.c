@@ -591,6 +591,249 @@ static void group_huffman(void) {
     free(codes);
 }
 
+/* ------------------------------------- package-merge code lengths */
+/* sum f * len and the Kraft sum scaled by 2^limit of lengths len[0..n). */
+static uint64_t pm_cost(const uint32_t *f, const uint8_t *len, uint32_t n) {
+    uint64_t c = 0;
+    for (uint32_t i = 0; i < n; i++)
+        c += (uint64_t)f[i] * len[i];
+    return c;
+}
+
+static uint64_t pm_kraft(const uint8_t *len, uint32_t n, uint32_t limit) {
+    uint64_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (len[i])
+            k += 1ull << (limit - len[i]);
+    return k;
+}
+
+/* Unlimited Huffman cost and depth of the used frequencies (plain
+ * O(n^2) two-smallest merging with depths carried per node). */
+static uint64_t huffman_cost(const uint32_t *f, uint32_t n, uint32_t *depth) {
+    uint64_t w[64], cost = 0;
+    uint32_t d[64], m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (f[i]) {
+            w[m] = f[i];
+            d[m++] = 0;
+        }
+    *depth = m == 1 ? 1 : 0;
+    while (m > 1) {
+        for (int pass = 0; pass < 2; pass++) { /* two smallest to the end */
+            uint32_t best = 0;
+            for (uint32_t k = 1; k < m - (uint32_t)pass; k++)
+                if (w[k] < w[best])
+                    best = k;
+            const uint32_t last = m - 1 - (uint32_t)pass;
+            uint64_t tw = w[best];
+            uint32_t td = d[best];
+            w[best] = w[last];
+            d[best] = d[last];
+            w[last] = tw;
+            d[last] = td;
+        }
+        w[m - 2] += w[m - 1];
+        d[m - 2] = (d[m - 2] > d[m - 1] ? d[m - 2] : d[m - 1]) + 1;
+        cost += w[m - 2];
+        m--;
+    }
+    if (m == 1 && d[0] > *depth)
+        *depth = d[0];
+    return cost;
+}
+
+/* Optimal cost of lengths <= limit by brute force: frequencies sorted
+ * ascending, lengths non-increasing (an optimal code has such lengths),
+ * every sequence with a Kraft sum <= 1 tried. */
+static uint64_t brute_best;
+static void brute(const uint32_t *fs, uint32_t n, uint32_t limit, uint32_t i,
+                  uint32_t maxlen, uint64_t kraft, uint64_t cost) {
+    if (i == n) {
+        if (kraft <= 1ull << limit && cost < brute_best)
+            brute_best = cost;
+        return;
+    }
+    for (uint32_t l = 1; l <= maxlen; l++) {
+        if (kraft + (1ull << (limit - l)) > 1ull << limit)
+            continue;
+        brute(fs, n, limit, i + 1, l, kraft + (1ull << (limit - l)),
+              cost + (uint64_t)fs[i] * l);
+    }
+}
+
+static uint64_t brute_optimum(const uint32_t *f, uint32_t n, uint32_t limit) {
+    uint32_t fs[16];
+    for (uint32_t i = 0; i < n; i++) { /* insertion sort, ascending */
+        uint32_t k = i;
+        for (; k > 0 && fs[k - 1] > f[i]; k--)
+            fs[k] = fs[k - 1];
+        fs[k] = f[i];
+    }
+    brute_best = UINT64_MAX;
+    brute(fs, n, limit, 0, limit, 0, 0);
+    return brute_best;
+}
+
+/* Lengths of freq[0..nsym) with `limit`: valid (0 exactly for unused,
+ * 1..limit, Kraft sum 1, or one symbol of length 1); returns the cost. */
+static uint64_t pm_check(const uint32_t *freq, uint32_t nsym, uint32_t limit,
+                         uint8_t *len) {
+    lz_huff hf;
+    CHECK(lz_huff_alloc(&hf, 1, nsym));
+    CHECK(lz_huff_lengths_limit(freq, nsym, limit, len, hf.s));
+    uint32_t used = 0;
+    for (uint32_t s = 0; s < nsym; s++) {
+        CHECK((len[s] != 0) == (freq[s] != 0));
+        CHECK(len[s] <= limit);
+        used += freq[s] != 0;
+    }
+    CHECK_EQ_U64(pm_kraft(len, nsym, limit),
+                 used == 1 ? 1ull << (limit - 1) : 1ull << limit);
+    lz_huff_free(&hf);
+    cases_run++;
+    return pm_cost(freq, len, nsym);
+}
+
+/* Merging a level from any word-aligned output position, or finding one
+ * item alone, gives the same list and flags as one merge from the start
+ * (the GPU's ways). */
+static void pm_cut_merges(tu_rng *r) {
+    enum { N = 300, B = 500 };
+    uint64_t leaves[N], below[B], whole[N + B / 2], cut[N + B / 2];
+    uint32_t bits_whole[(N + B / 2 + 31) / 32], bits_cut[(N + B / 2 + 31) / 32];
+    for (int trial = 0; trial < 200; trial++) {
+        const uint32_t n = 1 + (uint32_t)tu_below(r, N);
+        const uint32_t nb = (uint32_t)tu_below(r, B + 1);
+        const uint64_t range = 1 + tu_below(r, trial % 2 ? 8 : 100000);
+        uint64_t acc = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            acc += tu_below(r, range);
+            leaves[i] = lz_pm_key((uint32_t)acc, i);
+        }
+        acc = 0;
+        for (uint32_t i = 0; i < nb; i++) {
+            acc += tu_below(r, range);
+            below[i] = acc;
+        }
+        const uint32_t size = n + nb / 2;
+        lz_pm_merge(leaves, n, below, nb, 0, size, whole, bits_whole);
+        const uint32_t span = 32 * (1 + (uint32_t)tu_below(r, 3));
+        for (uint32_t d0 = 0; d0 < size; d0 += span)
+            lz_pm_merge(leaves, n, below, nb, d0,
+                        size - d0 < span ? size : d0 + span, cut, bits_cut);
+        CHECK(memcmp(whole, cut, size * sizeof(uint64_t)) == 0);
+        CHECK(memcmp(bits_whole, bits_cut, (size + 31) / 32 * 4) == 0);
+        for (uint32_t d = 0; d < size; d++) { /* each item on its own */
+            uint32_t is_leaf = 2;
+            CHECK(lz_pm_item(leaves, n, below, nb, d, &is_leaf) == whole[d]);
+            CHECK(is_leaf == (bits_whole[d / 32] >> (d % 32) & 1));
+        }
+        uint32_t leaves_seen = 0; /* stable: leaves in order, leaf first */
+        for (uint32_t d = 0; d < size; d++)
+            if (bits_whole[d / 32] >> (d % 32) & 1)
+                CHECK(whole[d] == lz_pm_weight(leaves[leaves_seen++]));
+        CHECK_EQ_U64(leaves_seen, n);
+    }
+    cases_run++;
+}
+
+static void group_lengths(void) {
+    uint32_t freq[1024];
+    uint8_t len[1024];
+    tu_context("one used symbol, two used symbols");
+    memset(freq, 0, sizeof freq);
+    freq[700] = 5;
+    pm_check(freq, 1024, LZ_HUFF_MAXLEN, len);
+    CHECK_EQ_U64(len[700], 1);
+    freq[3] = 1000000;
+    pm_check(freq, 1024, LZ_HUFF_MAXLEN, len);
+    CHECK(len[3] == 1 && len[700] == 1);
+    tu_context("uniform over 256 symbols: all of length 8");
+    for (uint32_t s = 0; s < 1024; s++)
+        freq[s] = s < 256 ? 9 : 0;
+    pm_check(freq, 1024, LZ_HUFF_MAXLEN, len);
+    for (uint32_t s = 0; s < 256; s++)
+        CHECK_EQ_U64(len[s], 8);
+    tu_context("Fibonacci frequencies: the 20-bit limit binds");
+    {
+        uint32_t fib[40];
+        fib[0] = fib[1] = 1;
+        for (int k = 2; k < 40; k++)
+            fib[k] = fib[k - 1] + fib[k - 2];
+        memset(freq, 0, sizeof freq);
+        for (int k = 0; k < 32; k++) /* Huffman depth 31 */
+            freq[100 + 7 * k] = fib[k];
+        uint32_t depth;
+        const uint64_t unlimited = huffman_cost(freq + 100, 7 * 32, &depth);
+        CHECK(depth > LZ_HUFF_MAXLEN);
+        const uint64_t c = pm_check(freq, 1024, LZ_HUFF_MAXLEN, len);
+        uint32_t longest = 0;
+        for (uint32_t s = 0; s < 1024; s++)
+            longest = len[s] > longest ? len[s] : longest;
+        CHECK_EQ_U64(longest, LZ_HUFF_MAXLEN);
+        CHECK(c > unlimited);
+        /* lengths never shrink with the frequency */
+        for (int k = 1; k < 32; k++)
+            CHECK(len[100 + 7 * k] <= len[100 + 7 * (k - 1)]);
+    }
+    tu_rng r = tu_rng_make(23);
+    tu_context("random histograms: optimal (brute force), Huffman if free");
+    for (int trial = 0; trial < 300; trial++) {
+        const uint32_t nsym = 2 + (uint32_t)tu_below(&r, 15), kinds = 3;
+        uint32_t used = 0;
+        for (uint32_t s = 0; s < nsym; s++) {
+            const uint64_t k = tu_below(&r, kinds);
+            freq[s] = k == 0 && trial % 4 ? 0
+                      : k == 1            ? 1 + (uint32_t)tu_below(&r, 4)
+                                          : 1 + (uint32_t)tu_below(&r, 1000);
+            used += freq[s] != 0;
+        }
+        if (used > 12 || used < 2)
+            continue;
+        uint32_t need = 1;
+        while ((1u << need) < used)
+            need++;
+        uint32_t f[16], m = 0, depth;
+        for (uint32_t s = 0; s < nsym; s++)
+            if (freq[s])
+                f[m++] = freq[s];
+        const uint64_t unlimited = huffman_cost(f, m, &depth);
+        for (uint32_t limit = need; limit <= need + 3; limit++) {
+            tu_context("random histogram %d, %u used, limit %u", trial, used,
+                       limit);
+            const uint64_t c = pm_check(freq, nsym, limit, len);
+            CHECK_EQ_U64(c, brute_optimum(f, m, limit));
+            CHECK(c >= unlimited);
+            if (depth <= limit)
+                CHECK_EQ_U64(c, unlimited);
+        }
+    }
+    tu_context("large alphabet, all 65536 symbols used");
+    {
+        const uint32_t nsym = 65536;
+        uint32_t *big = (uint32_t *)tu_xmalloc(nsym * sizeof(uint32_t));
+        uint8_t *blen = (uint8_t *)tu_xmalloc(nsym);
+        for (uint32_t s = 0; s < nsym; s++)
+            big[s] = 1 + (uint32_t)tu_below(&r, s < 100 ? 1u << 24 : 50);
+        pm_check(big, nsym, LZ_HUFF_MAXLEN, blen);
+        free(big);
+        free(blen);
+    }
+    tu_context("too many symbols for the limit");
+    {
+        lz_huff hf;
+        CHECK(lz_huff_alloc(&hf, 1, 16));
+        for (uint32_t s = 0; s < 16; s++)
+            freq[s] = 1;
+        CHECK(!lz_huff_lengths_limit(freq, 16, 3, len, hf.s));
+        CHECK(lz_huff_lengths_limit(freq, 16, 4, len, hf.s));
+        lz_huff_free(&hf);
+    }
+    tu_context("package-merge levels cut anywhere");
+    pm_cut_merges(&r);
+}
+
 /* The quantizer's lz_round (no libm) is round() (half away from zero) for
  * every |x| < 2^27 it is given: on the quotients d / 2eb of random bit
  * patterns, of half-way points (m + 1/2) 2eb and of their neighbours, and
@@ -771,6 +1014,7 @@ static const named_group groups[] = {
     {"threads", group_threads},       {"corruption", group_corruption},
     {"invalid", group_invalid},       {"huffman", group_huffman},
     {"bytes", group_bytes},           {"quant", group_quant},
+    {"lengths", group_lengths},
 };
 
 int main(int argc, char **argv) {

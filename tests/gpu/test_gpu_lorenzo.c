@@ -6,7 +6,9 @@
  *  2. cross decoding (GPU streams on the CPU, CPU streams on the GPU),
  *     with and without checksum verification, and the bound checked;
  *  3. damaged small streams (every truncation, byte flips) are rejected
- *     on the GPU or decode to exactly the CPU's output.
+ *     on the GPU or decode to exactly the CPU's output;
+ *  4. the code book at its edges: one and two used codes, alphabets of
+ *     thousands to 65536 codes.
  * Exits 77 (ctest: skipped) when no CUDA GPU is usable. */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -248,6 +250,47 @@ static void group_large(void) {
     }
 }
 
+/* The code book builder at its edges: one and two used codes, and
+ * alphabets of thousands of used codes (book scratch in shared memory,
+ * in global memory with per-item and per-range merges). */
+static void group_book(void) {
+    const size_t n = 1200000; /* 3 chunks of f32 */
+    const uint64_t flat[1] = {n}, cube[3] = {100, 100, 120};
+    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
+    for (int t = 0; t < 2; t++) {
+        const size_t es = tu_dtype_size(dtypes[t]);
+        void *src = tu_xmalloc(n * es);
+        tu_context("book: one used code (zeros) %s", tu_dtype_name(dtypes[t]));
+        tu_fill(TU_GEN_ZEROS, dtypes[t], src, n, 1);
+        fz_params p = lz_params(dtypes[t], 1, flat, FZ_MODE_ABS, 0.5, 0);
+        run_case(&p, src);
+        fz_params q = lz_params(dtypes[t], 3, cube, FZ_MODE_ABS, 0.5, 0);
+        run_case(&q, src);
+        /* q alternating 3, 0: residuals +3 and -3 only (a tile starts on an
+         * even index); Huffman, 1 bit per value, beats RLE */
+        tu_context("book: two used codes %s", tu_dtype_name(dtypes[t]));
+        for (size_t i = 0; i < n; i++)
+            tu_set_value(dtypes[t], src, i, i % 2 ? 0.0 : 3.0);
+        run_case(&p, src);
+        const int32_t radii[] = {1024, 4096, 32768};
+        tu_rng r = tu_rng_make(41);
+        for (size_t k = 0; k < sizeof radii / sizeof *radii; k++) {
+            /* uniform noise on [0, 1) with 2eb = 1 / (0.9 radius): nearly
+             * every residual code in use, none an outlier */
+            tu_context("book: noise, radius %d %s", radii[k],
+                       tu_dtype_name(dtypes[t]));
+            for (size_t i = 0; i < n; i++)
+                tu_set_value(dtypes[t], src, i,
+                             (double)tu_below(&r, 1u << 24) * 0x1p-24);
+            fz_params z = lz_params(dtypes[t], 1, flat, FZ_MODE_ABS,
+                                    0.5 / (0.9 * radii[k]), 0);
+            z.codec_options[0] = radii[k];
+            run_case(&z, src);
+        }
+        free(src);
+    }
+}
+
 /* Damaged small streams: a status, or exactly the CPU's output. */
 static void damaged(const uint8_t *stream, size_t size, const void *want,
                     size_t bytes) {
@@ -318,6 +361,8 @@ int main(int argc, char **argv) {
         group_options();
     if (all || !strcmp(group, "large"))
         group_large();
+    if (all || !strcmp(group, "book"))
+        group_book();
     if (all || !strcmp(group, "damage"))
         group_damage();
     printf("test_gpu_lorenzo %s: %u cases passed\n", group, cases_run);

@@ -6,8 +6,11 @@
  *   2. grid kernels over (chunk, tile of LZ_SUB_SYMBOLS values), per-chunk
  *      results summed by atomics: prequantization, exact bound check and
  *      checksums; quant codes and the histogram (warp-aggregated);
- *   3. per chunk, one thread: code lengths (lz_huff_lengths, the very
- *      function the CPU runs, so the lengths agree) and canonical codes;
+ *   3. the code book: the used codes sorted by (frequency, code) (CUB
+ *      segmented radix sort over all chunks), then per chunk a block:
+ *      package-merge levels merged in parallel (lz_pm_merge, the CPU's
+ *      definition cut into per-thread output ranges), lengths, canonical
+ *      codes ranked in parallel;
  *   4. grid: sub-block bits and run starts per tile; per chunk: tile
  *      offsets by block scans; grid: run starts compacted, RLE bytes per
  *      tile of runs; per chunk: the workflow, size and table entry;
@@ -26,8 +29,10 @@
  * 3-D field are whole slabs of 8 planes (often only tens of chunks), so
  * one block per chunk would leave most SMs idle. Rules: lorenzo_xform.h and
  * docs/FORMAT.md section 12. */
+#include <climits>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_radix_sort.cuh>
 
 #include "../../common/fz_bound.h"
 #include "../../common/fz_hash.h"
@@ -77,7 +82,9 @@ struct Work {
     uint8_t *exc;    /* compress: exception flags */
     uint32_t *aux;   /* run starts */
     uint32_t *hist;  /* per-chunk histograms */
-    uint8_t *book;   /* per-chunk code book and lz_huff_lengths scratch */
+    uint8_t *book;   /* per-chunk code book (and package-merge lists) */
+    uint64_t *keys, *keys_alt;    /* per-chunk sort keys, CUB double buffer */
+    int *seg;                     /* segment offsets of one sort call */
     uint32_t *sub_bits, *sub_off; /* per sub-block bits, byte offsets */
     ChunkPlan *plan;
     ChunkAcc *acc;
@@ -86,9 +93,11 @@ struct Work {
     uint32_t *tile_out, *tile_exc, *tile_runs, *tile_rle;
     ChunkDecode *dec; /* decode: per-chunk state */
     unsigned long long *sizes, *offs;
-    void *cub;
-    size_t cub_bytes;
+    void *cub, *sort_tmp;
+    size_t cub_bytes, sort_bytes;
     uint64_t book_stride, subs_per_chunk;
+    uint64_t sort_chunks; /* chunks per segmented sort call */
+    int sort_end_bit;     /* key bits to sort: code and frequency */
     uint32_t nsym;
 };
 
@@ -96,11 +105,45 @@ uint64_t align_up(uint64_t v) {
     return fz_align_up(v, FZ_GPU_SCRATCH_ALIGN);
 }
 
-/* Book of one chunk (nsym symbols): code u32, wf u32, order u32, tmp u32
- * (decode: syms u32 in `code`), weight u64 x2, parent u32 x2, len u8,
- * depth u8 x2. */
+/* Package-merge scratch of one chunk (leaves, two level lists, leaf
+ * flags of every level) for an alphabet of nsym symbols. */
+__host__ __device__ uint64_t pm_bytes(uint32_t nsym) {
+    return 8ull * nsym + 32ull * nsym +
+           4ull * LZ_HUFF_MAXLEN * lz_pm_words(nsym);
+}
+
+/* Alphabets whose package-merge scratch fits this much shared memory
+ * (the default 1024 symbols: 45 KiB) build their book there; larger ones
+ * in the chunk's book in global memory. */
+constexpr uint64_t kSharedPm = 96u << 10;
+
+/* Book of one chunk (nsym symbols): code u32 (decode: syms), len u8; for
+ * alphabets too large for shared memory then the package-merge lists and
+ * leaf flags (the leaves are the sorted keys). */
 uint64_t book_bytes(uint32_t nsym) {
-    return fz_align_up(43ull * nsym, 16);
+    const uint64_t head = fz_align_up(5ull * nsym, 16);
+    return pm_bytes(nsym) <= kSharedPm
+               ? head
+               : head + fz_align_up(pm_bytes(nsym) - 8ull * nsym, 16);
+}
+
+/* Sort keys: code in bits 0..15, frequency (at most the values of a
+ * chunk) above. */
+int sort_end_bit(const fz_header *h) {
+    uint64_t cv = h->chunk_bytes / fz_dtype_size(h->dtype);
+    int bits = 0;
+    for (; cv; cv >>= 1)
+        bits++;
+    return 16 + bits;
+}
+
+size_t sort_temp_bytes(const Work &w) {
+    size_t bytes = 0;
+    cub::DoubleBuffer<uint64_t> keys(nullptr, nullptr);
+    cub::DeviceSegmentedRadixSort::SortKeys(
+        nullptr, bytes, keys, (int)(w.sort_chunks * w.nsym), (int)w.sort_chunks,
+        (const int *)nullptr, (const int *)nullptr, 0, w.sort_end_bit);
+    return bytes;
 }
 
 size_t scan_temp_bytes(uint64_t chunks) {
@@ -132,6 +175,13 @@ uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
     w->aux = (uint32_t *)take(4 * n);
     w->hist = (uint32_t *)take(4ull * C * w->nsym);
     w->book = take(C * w->book_stride);
+    w->sort_chunks = C < (uint64_t)INT_MAX / w->nsym ? C : INT_MAX / w->nsym;
+    w->sort_end_bit = sort_end_bit(h);
+    w->keys = (uint64_t *)take(8 * C * w->nsym);
+    w->keys_alt = (uint64_t *)take(8 * C * w->nsym);
+    w->seg = (int *)take(4 * (w->sort_chunks + 1));
+    w->sort_bytes = sort_temp_bytes(*w);
+    w->sort_tmp = take(w->sort_bytes);
     w->sub_bits = (uint32_t *)take(4 * C * w->subs_per_chunk);
     w->sub_off = (uint32_t *)take(4 * C * w->subs_per_chunk);
     w->plan = (ChunkPlan *)take(sizeof(ChunkPlan) * C);
@@ -250,25 +300,14 @@ __device__ ChunkSpan chunk_span(const fz_header &h, uint64_t c, uint32_t es) {
 struct Book {
     uint32_t *code; /* canonical code per symbol (decode: sorted syms) */
     uint8_t *len;
-    lz_huff_scratch s;
 };
 
-/* The book of an alphabet of m symbols laid out from p. */
-__device__ Book book_at(uint8_t *p, uint32_t m) {
+__device__ Book book_of(const Work &w, uint64_t c) {
+    uint8_t *p = w.book + c * w.book_stride;
     Book b;
     b.code = (uint32_t *)p;
-    b.s.wf = (uint32_t *)(p + 4ull * m);
-    b.s.order = (uint32_t *)(p + 8ull * m);
-    b.s.tmp = (uint32_t *)(p + 12ull * m);
-    b.s.weight = (uint64_t *)(p + 16ull * m);
-    b.s.parent = (uint32_t *)(p + 32ull * m);
-    b.len = p + 40ull * m;
-    b.s.depth = p + 41ull * m;
+    b.len = p + 4ull * w.nsym;
     return b;
-}
-
-__device__ Book book_of(const Work &w, uint64_t c) {
-    return book_at(w.book + c * w.book_stride, w.nsym);
 }
 
 /* ------------------------------------------------------- compression */
@@ -951,47 +990,233 @@ __global__ void __launch_bounds__(kTileThreads)
         *tile_slot(w, w.tile_out) = zeros;
 }
 
-/* Books up to this size (the default alphabet: 1024 symbols, 44 KiB) are
- * built in shared memory: lz_huff_lengths walks its scratch serially, so
- * the latency of each access counts. */
-constexpr uint64_t kSharedBook = 48u << 10;
+/* ------------------------------------------------------ code book */
+/* Sort keys of every (chunk, code): frequency << 16 | code (unused codes
+ * have frequency 0 and sort first); the segment offsets of a sort call. */
+__global__ void book_keys_kernel(const Work w, uint64_t chunks) {
+    const uint64_t total = chunks * w.nsym;
+    const uint64_t step = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+         i < total; i += step)
+        w.keys[i] = lz_pm_key(w.hist[i], (uint32_t)(i % w.nsym));
+    for (uint64_t k = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+         k <= w.sort_chunks; k += step)
+        w.seg[k] = (int)(k * w.nsym);
+}
 
-/* Code lengths (one thread per chunk: the CPU's construction), canonical
- * codes, the used symbol range; a shared-memory book is then copied to
- * the chunk's book by the warp. */
-__global__ void lengths_kernel(const fz_gpu_args a, const Work w) {
-    extern __shared__ __align__(16) uint8_t book_shared[];
+/* Package-merge scratch: leaves (shared memory only), two level lists,
+ * leaf flags of each level. */
+struct PmSpace {
+    const uint64_t *leaves;
+    uint64_t *list[2];
+    uint32_t *bits;
+};
+
+__device__ PmSpace pm_space(uint8_t *p, uint32_t m, const uint64_t *leaves) {
+    PmSpace sp;
+    if (!leaves) { /* shared memory: the leaves are copied there */
+        leaves = (const uint64_t *)p;
+        p += 8ull * m;
+    }
+    sp.leaves = leaves;
+    sp.list[0] = (uint64_t *)p;
+    sp.list[1] = (uint64_t *)(p + 16ull * m);
+    sp.bits = (uint32_t *)(p + 32ull * m);
+    return sp;
+}
+
+/* Lists of at most this many items are merged one item per thread (a
+ * binary search each, the flags by ballot: conflict-free shared-memory
+ * access); longer ones in ranges of whole flag words per thread. */
+constexpr uint32_t kItemMerge = 4 * kThreads;
+
+/* The list and leaf flags of one package-merge level (size items). */
+__device__ void pm_level(const PmSpace &sp, uint32_t n, const uint64_t *below,
+                         uint32_t nbelow, uint32_t size, uint64_t *list,
+                         uint32_t *bits) {
+    if (size <= kItemMerge) {
+        for (uint32_t base = 0; base < size; base += kThreads) {
+            const uint32_t d = base + threadIdx.x; /* warp-uniform trips */
+            uint32_t is_leaf = 0;
+            if (d < size)
+                list[d] = lz_pm_item(sp.leaves, n, below, nbelow, d, &is_leaf);
+            const uint32_t word = __ballot_sync(FZ_FULL_MASK, is_leaf);
+            if ((threadIdx.x & 31) == 0 && d < size)
+                bits[d >> 5] = word;
+        }
+        return;
+    }
+    const uint32_t span = 32 * ((size + 32 * kThreads - 1) / (32 * kThreads));
+    const uint32_t d0 = threadIdx.x * span;
+    if (d0 < size)
+        lz_pm_merge(sp.leaves, n, below, nbelow, d0,
+                    size - d0 < span ? size : d0 + span, list, bits);
+}
+
+/* The package-merge levels of n >= 2 leaves, then the leaves taken per
+ * level (the same for every thread) into take. */
+__device__ void pm_levels(const PmSpace &sp, uint32_t n, uint32_t words,
+                          uint32_t *take, uint32_t *sm) {
+    const uint64_t *below = sp.list[1];
+    uint32_t nbelow = 0;
+    for (uint32_t j = LZ_HUFF_MAXLEN; j >= 1; j--) {
+        uint64_t *list = sp.list[j & 1];
+        const uint32_t size = n + nbelow / 2;
+        pm_level(sp, n, below, nbelow, size, list, sp.bits + (j - 1) * words);
+        __syncthreads(); /* this level is read next; `below` is reused */
+        below = list;
+        nbelow = size;
+    }
+    uint32_t m = 2 * n - 2;
+    for (uint32_t j = 0; j < LZ_HUFF_MAXLEN; j++) {
+        const uint32_t *bits = sp.bits + j * words;
+        uint32_t x = 0;
+        for (uint32_t k = threadIdx.x; k < (m + 31) / 32; k += kThreads)
+            x += lz_popc(lz_pm_flags(bits, k, m));
+        take[j] = block_sum(x, sm);
+        m = 2 * (m - take[j]);
+    }
+}
+
+struct BookShared {
+    uint32_t sums[kWarps];
+    uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1];
+    uint32_t base[LZ_HUFF_MAXLEN + 1];
+    uint32_t warp_off[kWarps][LZ_HUFF_MAXLEN + 1];
+    uint32_t lo, hi;
+};
+
+/* Canonical codes of the chunk's lengths (counts per length in sh):
+ * symbols in tiles of kThreads, the rank of a symbol among those of its
+ * length from its warp (match) and the warps before it (a scan per
+ * length over the warps, carried across tiles). */
+__device__ void book_codes(const Book &bk, uint32_t S, BookShared &sh) {
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (uint32_t base = 0; base < S; base += kThreads) {
+        const uint32_t s = base + threadIdx.x;
+        const uint32_t l = s < S ? bk.len[s] : 0u;
+        const uint32_t peers = __match_any_sync(FZ_FULL_MASK, l);
+        if (threadIdx.x < kWarps * (LZ_HUFF_MAXLEN + 1))
+            (&sh.warp_off[0][0])[threadIdx.x] = 0;
+        __syncthreads();
+        if (l && lane == (uint32_t)__ffs(peers) - 1)
+            sh.warp_off[warp][l] = (uint32_t)__popc(peers);
+        __syncthreads();
+        if (threadIdx.x >= 1 && threadIdx.x <= LZ_HUFF_MAXLEN) {
+            const uint32_t len = threadIdx.x;
+            uint32_t next = sh.first[len];
+            for (int k = 0; k < kWarps; k++) {
+                const uint32_t c = sh.warp_off[k][len];
+                sh.warp_off[k][len] = next;
+                next += c;
+            }
+            sh.first[len] = next;
+        }
+        __syncthreads();
+        if (l)
+            bk.code[s] = sh.warp_off[warp][l] +
+                         (uint32_t)__popc(peers & ((1u << lane) - 1));
+        __syncthreads(); /* warp_off is cleared next */
+    }
+}
+
+/* One block per chunk: from the chunk's sorted keys, the package-merge
+ * code lengths (the CPU's lz_huff_lengths), canonical codes and the used
+ * code range. Scratch in dynamic shared memory when pm_bytes(S) <=
+ * kSharedPm, else in the chunk's book. */
+__global__ void __launch_bounds__(kThreads)
+    book_kernel(const fz_gpu_args a, const Work w, const uint64_t *sorted) {
+    extern __shared__ __align__(16) uint8_t pm_shared[];
+    __shared__ BookShared sh;
     if (bound_is_zero(a))
         return;
     const uint64_t c = blockIdx.x;
     const uint32_t S = w.nsym;
-    const Book chunk_book = book_of(w, c);
-    const bool in_shared = w.book_stride <= kSharedBook;
-    const Book bk = in_shared ? book_at(book_shared, S) : chunk_book;
+    const uint64_t *keys = sorted + c * S;
+    const Book bk = book_of(w, c);
+    uint32_t unused = 0;
+    for (uint32_t s = threadIdx.x; s < S; s += kThreads) {
+        unused += lz_pm_weight(keys[s]) == 0;
+        bk.len[s] = 0;
+    }
+    unused = block_sum(unused, sh.sums);
+    const uint32_t n = S - unused; /* >= 1: a chunk has values */
+    const uint64_t *leaves = keys + unused;
+    const bool in_shared = pm_bytes(S) <= kSharedPm;
+    const PmSpace sp =
+        in_shared
+            ? pm_space(pm_shared, S, nullptr)
+            : pm_space(w.book + c * w.book_stride + fz_align_up(5ull * S, 16),
+                       S, leaves);
+    if (in_shared)
+        for (uint32_t i = threadIdx.x; i < n; i += kThreads)
+            ((uint64_t *)sp.leaves)[i] = leaves[i];
+    if (threadIdx.x <= LZ_HUFF_MAXLEN)
+        sh.count[threadIdx.x] = 0;
     if (threadIdx.x == 0) {
-        lz_huff_lengths(w.hist + c * S, S, bk.len, bk.s);
-        uint32_t lo = 0, hi = S - 1;
-        while (!bk.len[lo])
-            lo++;
-        while (!bk.len[hi])
-            hi--;
-        uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1],
-            base[LZ_HUFF_MAXLEN + 1];
-        lz_canonical(bk.len, S, count, first, base);
-        for (uint32_t s = lo; s <= hi; s++)
-            if (bk.len[s])
-                bk.code[s] = first[bk.len[s]]++;
-        w.plan[c].lo = lo;
-        w.plan[c].hi = hi;
+        sh.lo = UINT32_MAX;
+        sh.hi = 0;
     }
-    if (!in_shared)
-        return;
     __syncthreads();
-    for (uint32_t s = threadIdx.x; s < S; s += blockDim.x) {
-        chunk_book.len[s] = bk.len[s];
-        if (bk.len[s]) /* unused symbols have no code */
-            chunk_book.code[s] = bk.code[s];
+    uint32_t take[LZ_HUFF_MAXLEN];
+    if (n >= 2)
+        pm_levels(sp, n, lz_pm_words(S), take, sh.sums);
+    for (uint32_t base = 0; base < n; base += kThreads) {
+        const uint32_t i = base + threadIdx.x;
+        uint32_t l = 0, sym = 0;
+        if (i < n) {
+            sym = lz_pm_symbol(sp.leaves[i]);
+            l = n == 1 ? 1u : lz_pm_length(take, LZ_HUFF_MAXLEN, i);
+            bk.len[sym] = (uint8_t)l;
+        }
+        const uint32_t peers = __match_any_sync(FZ_FULL_MASK, l);
+        if (l && (threadIdx.x & 31) == (uint32_t)__ffs(peers) - 1)
+            atomicAdd(&sh.count[l], (uint32_t)__popc(peers));
+        const uint32_t lo =
+            __reduce_min_sync(FZ_FULL_MASK, i < n ? sym : UINT32_MAX);
+        const uint32_t hi = __reduce_max_sync(FZ_FULL_MASK, i < n ? sym : 0u);
+        if ((threadIdx.x & 31) == 0) {
+            atomicMin(&sh.lo, lo);
+            atomicMax(&sh.hi, hi);
+        }
     }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        lz_canonical_counts(sh.count, sh.first, sh.base);
+        w.plan[c].lo = sh.lo;
+        w.plan[c].hi = sh.hi;
+    }
+    __syncthreads();
+    book_codes(bk, S, sh);
+}
+
+/* Sorts every chunk's keys by (frequency, code) in calls of at most
+ * w.sort_chunks segments; *sorted: the buffer holding the result. */
+cudaError_t sort_book_keys(const Work &w, uint64_t C, cudaStream_t stream,
+                           const uint64_t **sorted) {
+    book_keys_kernel<<<(unsigned)((C * w.nsym + 255) / 256 < 4096
+                                      ? (C * w.nsym + 255) / 256
+                                      : 4096),
+                       256, 0, stream>>>(w, C);
+    cudaError_t err = cudaGetLastError();
+    int selector = -1;
+    for (uint64_t c0 = 0; c0 < C && err == cudaSuccess; c0 += w.sort_chunks) {
+        const uint64_t cs = C - c0 < w.sort_chunks ? C - c0 : w.sort_chunks;
+        cub::DoubleBuffer<uint64_t> keys(w.keys + c0 * w.nsym,
+                                         w.keys_alt + c0 * w.nsym);
+        size_t bytes = w.sort_bytes;
+        err = cub::DeviceSegmentedRadixSort::SortKeys(
+            w.sort_tmp, bytes, keys, (int)(cs * w.nsym), (int)cs, w.seg,
+            w.seg + 1, 0, w.sort_end_bit, stream);
+        if (err == cudaSuccess && selector < 0)
+            selector = keys.selector;
+        else if (err == cudaSuccess && keys.selector != selector)
+            err = cudaMemcpyAsync(keys.d_buffers[selector], keys.Current(),
+                                  8 * cs * w.nsym, cudaMemcpyDeviceToDevice,
+                                  stream);
+    }
+    *sorted = selector == 1 ? w.keys_alt : w.keys;
+    return err;
 }
 
 /* Bits of each sub-block (= tile) and run starts per tile. */
@@ -1350,8 +1575,19 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
     else
         quant_kernel<8><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     codes_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
-    lengths_kernel<<<C, 32, w.book_stride <= kSharedBook ? w.book_stride : 0,
-                     stream>>>(*a, w);
+    err = cudaGetLastError();
+    const uint64_t *sorted = nullptr;
+    if (err == cudaSuccess)
+        err = sort_book_keys(w, h.chunk_count, stream, &sorted);
+    const uint64_t pm_shared =
+        pm_bytes(w.nsym) <= kSharedPm ? pm_bytes(w.nsym) : 0;
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(book_kernel,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int)pm_shared);
+    if (err != cudaSuccess)
+        return err;
+    book_kernel<<<C, kThreads, pm_shared, stream>>>(*a, w, sorted);
     bits_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     tile_scan_kernel<<<C, kThreads, 0, stream>>>(*a, w);
     run_starts_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);

@@ -1,6 +1,8 @@
-/* Lorenzo codec: the per-chunk canonical Huffman stage. The code-length
- * builder (lz_huff_lengths) is FZ_HD and works on caller scratch so both
- * backends compute the very same lengths; the rest is the CPU coder.
+/* Lorenzo codec: the per-chunk canonical Huffman stage. The code lengths
+ * come from package-merge, whose pieces (merge rule, merge-path split,
+ * selection, length rule) are FZ_HD so that the GPU's block-parallel
+ * builder and the CPU's sequential one compute the very same lengths; the
+ * rest is the CPU coder.
  *
  * Code stream of a chunk (docs/FORMAT.md): u16 lo, u16 hi (used symbol
  * range), 5-bit code lengths of symbols lo..hi MSB-first, zero-padded to a
@@ -14,86 +16,215 @@
 
 #include "lorenzo_xform.h"
 
-/* Stable LSD radix sort of order[0..m) by key[order[i]] (4 x 8 bits). */
-static FZ_HD void lz_sort_by_key(uint32_t *order, uint32_t *tmp, uint32_t m,
-                                 const uint32_t *key) {
-    for (uint32_t shift = 0; shift < 32; shift += 8) {
+/* ------------------------------------------ code lengths: package-merge */
+/* Optimal prefix code lengths of at most `limit` bits (Larmore and
+ * Hirschberg's package-merge), one definition for both backends:
+ *  - leaves: the used symbols as keys freq << 16 | symbol, ascending, so
+ *    ordered by (frequency, symbol) with no ties;
+ *  - level lists, from the bottom: level `limit` is the leaves; level
+ *    j < limit is the merge of the leaves with the packages of level
+ *    j + 1 (package k = items 2k and 2k + 1 of that list, weights added,
+ *    an odd last item dropped), a leaf before a package of equal weight;
+ *  - selection, from the top: the first m = 2n - 2 items of level 1; of
+ *    the first m items of a level, `take` are leaves and the other
+ *    m - take are packages, i.e. the first 2 (m - take) items of the level
+ *    below;
+ *  - the length of leaf i is the number of levels whose take exceeds i.
+ * The merge order is a total order, so the lists and lengths are unique.
+ * A level's list can be merged from any output position on (lz_pm_split
+ * finds where the leaves and packages stand there): the GPU finds each
+ * item on its own (small alphabets) or merges a range of outputs per
+ * thread, the CPU merges the whole list at once, and all get the same
+ * list. Each level keeps its leaf flags (bit d: item d is a
+ * leaf) for the selection. */
+
+static FZ_HD uint64_t lz_pm_key(uint32_t freq, uint32_t sym) {
+    return (uint64_t)freq << 16 | sym;
+}
+
+static FZ_HD uint64_t lz_pm_weight(uint64_t key) {
+    return key >> 16;
+}
+
+static FZ_HD uint32_t lz_pm_symbol(uint64_t key) {
+    return (uint32_t)(key & 0xFFFFu);
+}
+
+/* 32-bit words of one level's leaf flags (a list has < 2 nsym items). */
+static FZ_HD uint32_t lz_pm_words(uint32_t nsym) {
+    return (2 * nsym + 31) / 32;
+}
+
+/* Weight of package k made from the list `below`. */
+static FZ_HD uint64_t lz_pm_package(const uint64_t *below, uint32_t k) {
+    return below[2 * k] + below[2 * k + 1];
+}
+
+/* Leaves among the first d items of the merge of leaves[0..n) with np
+ * packages of `below` (the merge-path split): leaf a comes before package
+ * d - a - 1 exactly while a is below the split, so a binary search finds
+ * it. */
+static FZ_HD uint32_t lz_pm_split(const uint64_t *leaves, uint32_t n,
+                                  const uint64_t *below, uint32_t np,
+                                  uint32_t d) {
+    uint32_t lo = d > np ? d - np : 0, hi = d < n ? d : n;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (lz_pm_weight(leaves[mid]) <= lz_pm_package(below, d - mid - 1))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether the next item of a merge that has used a of n leaves and b of
+ * np packages is a leaf (ties: the leaf first). */
+static FZ_HD int lz_pm_leaf_next(const uint64_t *leaves, uint32_t n,
+                                 const uint64_t *below, uint32_t np, uint32_t a,
+                                 uint32_t b) {
+    return a < n &&
+           (b >= np || lz_pm_weight(leaves[a]) <= lz_pm_package(below, b));
+}
+
+/* Item d of the level list merged from the leaves and the packages of
+ * `below` (nbelow items; d < n + nbelow / 2); *is_leaf set. */
+static FZ_HD uint64_t lz_pm_item(const uint64_t *leaves, uint32_t n,
+                                 const uint64_t *below, uint32_t nbelow,
+                                 uint32_t d, uint32_t *is_leaf) {
+    const uint32_t np = nbelow / 2;
+    const uint32_t a = lz_pm_split(leaves, n, below, np, d), b = d - a;
+    *is_leaf = (uint32_t)lz_pm_leaf_next(leaves, n, below, np, a, b);
+    return *is_leaf ? lz_pm_weight(leaves[a]) : lz_pm_package(below, b);
+}
+
+/* Items [d0, d1) (d0 a multiple of 32, d1 at most n + nbelow / 2) of the
+ * level list merged from the leaves and the packages of `below` (nbelow
+ * items) into list[d0..d1), their leaf flags into bits: whole words, the
+ * flags past d1 zero. */
+static FZ_HD void lz_pm_merge(const uint64_t *leaves, uint32_t n,
+                              const uint64_t *below, uint32_t nbelow,
+                              uint32_t d0, uint32_t d1, uint64_t *list,
+                              uint32_t *bits) {
+    const uint32_t np = nbelow / 2;
+    uint32_t a = lz_pm_split(leaves, n, below, np, d0), b = d0 - a;
+    uint32_t word = 0;
+    for (uint32_t d = d0; d < d1; d++) {
+        const uint32_t is_leaf =
+            (uint32_t)lz_pm_leaf_next(leaves, n, below, np, a, b);
+        list[d] = is_leaf ? lz_pm_weight(leaves[a]) : lz_pm_package(below, b);
+        a += is_leaf;
+        b += !is_leaf;
+        word |= is_leaf << (d & 31);
+        if ((d & 31) == 31 || d + 1 == d1) {
+            bits[d >> 5] = word;
+            word = 0;
+        }
+    }
+}
+
+static FZ_HD uint32_t lz_popc(uint32_t x) {
+#ifdef __CUDA_ARCH__
+    return (uint32_t)__popc(x);
+#else
+    return (uint32_t)__builtin_popcount(x);
+#endif
+}
+
+/* Word k of a level's leaf flags, cut to the first m items. */
+static FZ_HD uint32_t lz_pm_flags(const uint32_t *bits, uint32_t k,
+                                  uint32_t m) {
+    const uint32_t rest = m - 32 * k; /* k < ceil(m / 32) */
+    return rest >= 32 ? bits[k] : bits[k] & ((1u << rest) - 1);
+}
+
+/* Length of leaf i from the leaves taken at each of `limit` levels. */
+static FZ_HD uint32_t lz_pm_length(const uint32_t *take, uint32_t limit,
+                                   uint32_t i) {
+    uint32_t l = 0;
+    for (uint32_t j = 0; j < limit; j++)
+        l += i < take[j];
+    return l;
+}
+
+/* Sorts keys[0..n), given in increasing symbol order, by frequency
+ * (stable LSD radix over the frequency bytes): ascending keys. */
+static inline void lz_sort_keys(uint64_t *keys, uint64_t *tmp, uint32_t n) {
+    uint64_t all = 0;
+    for (uint32_t i = 0; i < n; i++)
+        all |= keys[i];
+    for (uint32_t shift = 16; shift < 64 && all >> shift; shift += 8) {
         uint32_t count[257];
-        for (uint32_t b = 0; b < 257; b++)
-            count[b] = 0;
-        for (uint32_t i = 0; i < m; i++)
-            count[((key[order[i]] >> shift) & 0xFF) + 1]++;
+        memset(count, 0, sizeof count);
+        for (uint32_t i = 0; i < n; i++)
+            count[((keys[i] >> shift) & 0xFF) + 1]++;
         for (uint32_t b = 0; b < 256; b++)
             count[b + 1] += count[b];
-        for (uint32_t i = 0; i < m; i++)
-            tmp[count[(key[order[i]] >> shift) & 0xFF]++] = order[i];
-        for (uint32_t i = 0; i < m; i++)
-            order[i] = tmp[i];
+        for (uint32_t i = 0; i < n; i++)
+            tmp[count[(keys[i] >> shift) & 0xFF]++] = keys[i];
+        memcpy(keys, tmp, n * sizeof(uint64_t));
     }
 }
 
 /* Scratch of lz_huff_lengths for an alphabet of nsym symbols. */
 typedef struct lz_huff_scratch {
-    uint32_t *wf;     /* working frequencies [nsym] */
-    uint32_t *order;  /* used symbols by (frequency, symbol) [nsym] */
-    uint32_t *tmp;    /* [nsym] */
-    uint64_t *weight; /* node weights [2 nsym] */
-    uint32_t *parent; /* [2 nsym] */
-    uint8_t *depth;   /* [2 nsym] */
+    uint64_t *keys;    /* used symbols, sorted [nsym] */
+    uint64_t *tmp;     /* [nsym] */
+    uint64_t *list[2]; /* level lists [2 nsym] each */
+    uint32_t *bits;    /* leaf flags [LZ_HUFF_MAXLEN lz_pm_words(nsym)] */
 } lz_huff_scratch;
 
-/* Huffman code lengths (0 for unused symbols) of at most LZ_HUFF_MAXLEN
- * bits. Two-queue construction over the leaves sorted by (frequency,
- * symbol), a leaf taken before an internal node of equal weight: fully
- * deterministic. Too long a code: halve the frequencies (keeping them
- * >= 1) and build again, which ends with a balanced tree at worst. At
- * least one frequency must be nonzero; one used symbol gets length 1. */
-static FZ_HD void lz_huff_lengths(const uint32_t *freq, uint32_t nsym,
-                                  uint8_t *len, lz_huff_scratch s) {
+/* Code lengths (0 for unused symbols) of an optimal prefix code of at
+ * most `limit` bits (1 <= limit <= LZ_HUFF_MAXLEN) by the package-merge
+ * above, computed sequentially; one used symbol gets length 1. Returns 0
+ * (all lengths 0) when more than 2^limit symbols are used or limit is out
+ * of range. */
+static inline int lz_huff_lengths_limit(const uint32_t *freq, uint32_t nsym,
+                                        uint32_t limit, uint8_t *len,
+                                        lz_huff_scratch s) {
+    uint32_t n = 0;
     for (uint32_t i = 0; i < nsym; i++) {
-        s.wf[i] = freq[i];
         len[i] = 0;
+        if (freq[i])
+            s.keys[n++] = lz_pm_key(freq[i], i);
     }
-    for (;;) {
-        uint32_t m = 0;
-        for (uint32_t i = 0; i < nsym; i++)
-            if (s.wf[i])
-                s.order[m++] = i;
-        if (m <= 1) { /* one symbol: length 1; none (never asked): none */
-            if (m == 1)
-                len[s.order[0]] = 1;
-            return;
-        }
-        lz_sort_by_key(s.order, s.tmp, m, s.wf);
-        for (uint32_t i = 0; i < m; i++)
-            s.weight[i] = s.wf[s.order[i]];
-        uint32_t leaf = 0, inner = m, next = m;
-        for (uint32_t k = 0; k + 1 < m; k++, next++) {
-            uint32_t pick[2];
-            for (int j = 0; j < 2; j++)
-                pick[j] = leaf < m && (inner >= next ||
-                                       s.weight[leaf] <= s.weight[inner])
-                              ? leaf++
-                              : inner++;
-            s.weight[next] = s.weight[pick[0]] + s.weight[pick[1]];
-            s.parent[pick[0]] = s.parent[pick[1]] = next;
-        }
-        const uint32_t root = 2 * m - 2;
-        uint32_t deepest = 0;
-        s.depth[root] = 0;
-        for (uint32_t i = root; i-- > 0;) {
-            s.depth[i] = (uint8_t)(s.depth[s.parent[i]] + 1);
-            deepest = s.depth[i] > deepest ? s.depth[i] : deepest;
-        }
-        if (deepest <= LZ_HUFF_MAXLEN) {
-            for (uint32_t i = 0; i < m; i++)
-                len[s.order[i]] = s.depth[i];
-            return;
-        }
-        for (uint32_t i = 0; i < nsym; i++)
-            if (s.wf[i])
-                s.wf[i] = (s.wf[i] >> 1) | 1;
+    if (limit < 1 || limit > LZ_HUFF_MAXLEN || n > 1u << limit)
+        return 0;
+    if (n <= 1) { /* one symbol: length 1; none: nothing to do */
+        if (n == 1)
+            len[lz_pm_symbol(s.keys[0])] = 1;
+        return 1;
     }
+    lz_sort_keys(s.keys, s.tmp, n);
+    const uint32_t words = lz_pm_words(nsym);
+    const uint64_t *below = s.list[1];
+    uint32_t nbelow = 0;
+    for (uint32_t j = limit; j >= 1; j--) {
+        uint64_t *list = s.list[j & 1];
+        const uint32_t size = n + nbelow / 2;
+        lz_pm_merge(s.keys, n, below, nbelow, 0, size, list,
+                    s.bits + (j - 1) * words);
+        below = list;
+        nbelow = size;
+    }
+    uint32_t take[LZ_HUFF_MAXLEN], m = 2 * n - 2;
+    for (uint32_t j = 0; j < limit; j++) {
+        const uint32_t *bits = s.bits + j * words;
+        take[j] = 0;
+        for (uint32_t k = 0; k < (m + 31) / 32; k++)
+            take[j] += lz_popc(lz_pm_flags(bits, k, m));
+        m = 2 * (m - take[j]);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        len[lz_pm_symbol(s.keys[i])] = (uint8_t)lz_pm_length(take, limit, i);
+    return 1;
+}
+
+/* Code lengths of at most LZ_HUFF_MAXLEN bits (the codec's builder). At
+ * least one frequency must be nonzero. */
+static inline void lz_huff_lengths(const uint32_t *freq, uint32_t nsym,
+                                   uint8_t *len, lz_huff_scratch s) {
+    (void)lz_huff_lengths_limit(freq, nsym, LZ_HUFF_MAXLEN, len, s);
 }
 
 /* ------------------------------------------------------- CPU coder */
@@ -112,12 +243,11 @@ static inline void lz_huff_free(lz_huff *hf) {
     free(hf->code);
     free(hf->len);
     free(hf->sub_bits);
-    free(hf->s.wf);
-    free(hf->s.order);
+    free(hf->s.keys);
     free(hf->s.tmp);
-    free(hf->s.weight);
-    free(hf->s.parent);
-    free(hf->s.depth);
+    free(hf->s.list[0]);
+    free(hf->s.list[1]);
+    free(hf->s.bits);
     memset(hf, 0, sizeof *hf);
 }
 
@@ -129,15 +259,15 @@ static inline int lz_huff_alloc(lz_huff *hf, uint64_t n, uint32_t nsym) {
     hf->code = (uint32_t *)malloc(nsym * sizeof(uint32_t));
     hf->len = (uint8_t *)malloc(nsym);
     hf->sub_bits = (uint32_t *)malloc((size_t)lz_sub_count(n + 1) * 4);
-    hf->s.wf = (uint32_t *)malloc(nsym * sizeof(uint32_t));
-    hf->s.order = (uint32_t *)malloc(nsym * sizeof(uint32_t));
-    hf->s.tmp = (uint32_t *)malloc(nsym * sizeof(uint32_t));
-    hf->s.weight = (uint64_t *)malloc(2 * nsym * sizeof(uint64_t));
-    hf->s.parent = (uint32_t *)malloc(2 * nsym * sizeof(uint32_t));
-    hf->s.depth = (uint8_t *)malloc(2 * nsym);
+    hf->s.keys = (uint64_t *)malloc(nsym * sizeof(uint64_t));
+    hf->s.tmp = (uint64_t *)malloc(nsym * sizeof(uint64_t));
+    hf->s.list[0] = (uint64_t *)malloc(2 * (size_t)nsym * sizeof(uint64_t));
+    hf->s.list[1] = (uint64_t *)malloc(2 * (size_t)nsym * sizeof(uint64_t));
+    hf->s.bits = (uint32_t *)malloc((size_t)LZ_HUFF_MAXLEN * lz_pm_words(nsym) *
+                                    sizeof(uint32_t));
     if (!hf->freq || !hf->part || !hf->code || !hf->len || !hf->sub_bits ||
-        !hf->s.wf || !hf->s.order || !hf->s.tmp || !hf->s.weight ||
-        !hf->s.parent || !hf->s.depth) {
+        !hf->s.keys || !hf->s.tmp || !hf->s.list[0] || !hf->s.list[1] ||
+        !hf->s.bits) {
         lz_huff_free(hf);
         return 0;
     }

@@ -256,19 +256,14 @@ static FZ_HD uint64_t lz_sub_count(uint64_t n) {
     return (n + LZ_SUB_SYMBOLS - 1) / LZ_SUB_SYMBOLS;
 }
 
-/* Canonical codes from lengths (len[s] = 0: unused): codes of one length
- * are consecutive in symbol order, shorter codes numerically first.
- * first[l] = first code of length l, base[l] = index in the symbol order
- * of the first symbol of length l, count[l] = symbols of length l.
+/* Canonical codes from the symbol count of each length l = 1..
+ * LZ_HUFF_MAXLEN: codes of one length are consecutive in symbol order,
+ * shorter codes numerically first. first[l] = first code of length l,
+ * base[l] = index in the symbol order of the first symbol of length l.
  * Returns the Kraft sum scaled by 2^LZ_HUFF_MAXLEN. */
-static FZ_HD uint64_t lz_canonical(const uint8_t *len, uint32_t nsym,
-                                   uint32_t *count, uint32_t *first,
-                                   uint32_t *base) {
+static FZ_HD uint64_t lz_canonical_counts(const uint32_t *count,
+                                          uint32_t *first, uint32_t *base) {
     uint64_t kraft = 0;
-    for (uint32_t l = 0; l <= LZ_HUFF_MAXLEN; l++)
-        count[l] = 0;
-    for (uint32_t s = 0; s < nsym; s++)
-        count[len[s]]++;
     uint32_t code = 0, idx = 0;
     for (uint32_t l = 1; l <= LZ_HUFF_MAXLEN; l++) {
         first[l] = code;
@@ -278,6 +273,18 @@ static FZ_HD uint64_t lz_canonical(const uint8_t *len, uint32_t nsym,
         kraft += (uint64_t)count[l] << (LZ_HUFF_MAXLEN - l);
     }
     return kraft;
+}
+
+/* lz_canonical_counts from lengths (len[s] = 0: unused), also filling
+ * count[l] = symbols of length l. */
+static FZ_HD uint64_t lz_canonical(const uint8_t *len, uint32_t nsym,
+                                   uint32_t *count, uint32_t *first,
+                                   uint32_t *base) {
+    for (uint32_t l = 0; l <= LZ_HUFF_MAXLEN; l++)
+        count[l] = 0;
+    for (uint32_t s = 0; s < nsym; s++)
+        count[len[s]]++;
+    return lz_canonical_counts(count, first, base);
 }
 
 #endif /* LORENZO_XFORM_H */
