@@ -310,7 +310,7 @@ struct __align__(16) DecodeShared {
 /* Parses the RLE stream (one thread): run starts into aux, symbols into
  * syms; false when malformed (the CPU's rules). */
 __device__ bool parse_rle(const uint8_t *p, const uint8_t *end, uint32_t n,
-                          uint32_t nsym, uint32_t *aux, int32_t *syms,
+                          uint32_t nsym, uint32_t *aux, uint16_t *syms,
                           uint32_t *runs_out) {
     if (end - p < 4)
         return false;
@@ -324,7 +324,7 @@ __device__ bool parse_rle(const uint8_t *p, const uint8_t *end, uint32_t n,
         if (!lz_rle_record(&p, end, nsym, prev, n - at, &sym, &len))
             return false;
         aux[r] = (uint32_t)at; /* r < n: every run has a value */
-        syms[r] = (int32_t)sym;
+        syms[r] = (uint16_t)sym;
         at += len;
         prev = sym;
     }
@@ -430,7 +430,7 @@ __global__ void __launch_bounds__(kThreads)
             uint32_t runs = 0;
             ok = sh.flow == LZ_FLOW_RLE
                      ? parse_rle(payload, payload + plen, n, S,
-                                 w.aux + sp.first, w.q + sp.first, &runs)
+                                 w.aux + sp.first, w.codes + sp.first, &runs)
                      : parse_huffman(payload, plen, n, S, book_of(w, c), &cd.t,
                                      w.sub_bits + c * w.subs_per_chunk,
                                      w.sub_off + c * w.subs_per_chunk, &d);
@@ -494,33 +494,126 @@ __device__ uint32_t lut_entry(const lz_huff_table &t, const uint32_t *syms,
     return 0;
 }
 
-/* Decodes one sub-block: exactly `bits` bits, zero padding. A LUT hit of
- * length l is the very code lz_huff_next finds (it tries the lengths
- * upward too), so both paths accept and reject the same bits. */
-__device__ bool decode_sub(const lz_huff_table *t, const uint32_t *lut,
-                           const uint32_t *syms, const uint8_t *p,
-                           uint32_t bits, uint16_t *codes, uint32_t count) {
-    const uint32_t bytes = (bits + 7) / 8;
-    uint64_t pos = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        const uint32_t e =
-            lut[lz_peek(p, bytes, pos) >> (LZ_HUFF_MAXLEN - LZ_LUT_BITS)];
-        if (e & 0xFF) {
-            if (pos + (e & 0xFF) > bits)
-                return false;
-            pos += e & 0xFF;
-            codes[i] = (uint16_t)(e >> 8);
-        } else {
-            const int32_t s = lz_huff_next(t, syms, p, bits, &pos);
-            if (s < 0)
-                return false;
-            codes[i] = (uint16_t)s;
-        }
-    }
-    return pos == bits && !(bits & 7 && p[bytes - 1] & (0xFFu >> (bits & 7)));
+/* MSB-first reader of one sub-block of `bytes` bytes at p: aligned 32-bit
+ * loads (bytes outside the sub-block read as zeros, so the bits are those
+ * lz_peek sees), one word loaded ahead of its use so that the load latency
+ * overlaps the decoding. buf holds the next 64 bits of the stream, the
+ * first `have` of them loaded (the rest zero). */
+struct BitReader {
+    const uint8_t *p;
+    uintptr_t head; /* p & 3: bytes of word 0 before p */
+    uint32_t bytes, nwords, next, ahead, have;
+    uint64_t buf;
+};
+
+/* Word k of the sub-block (the aligned word at p - head + 4k) MSB first. */
+__device__ uint32_t load_word(const BitReader &br, uint32_t k) {
+    const int64_t at = 4 * (int64_t)k - (int64_t)br.head; /* byte of p */
+    if (at >= 0 && at + 4 <= (int64_t)br.bytes)
+        return __byte_perm(*reinterpret_cast<const uint32_t *>(br.p + at), 0,
+                           0x0123);
+    uint32_t w = 0;
+    for (int64_t j = at; j < at + 4; j++)
+        w = (w << 8) | (j >= 0 && j < (int64_t)br.bytes ? br.p[j] : 0u);
+    return w;
 }
 
-/* Huffman sub-blocks: grid (chunks, sub-block groups), a thread each. */
+__device__ void reader_init(BitReader *br, const uint8_t *p, uint32_t bytes) {
+    br->p = p;
+    br->head = (uintptr_t)p & 3;
+    br->bytes = bytes;
+    br->nwords = (uint32_t)((br->head + bytes + 3) / 4);
+    br->buf = (uint64_t)load_word(*br, 0) << (32 + 8 * br->head);
+    br->have = 32 - 8 * (uint32_t)br->head;
+    br->ahead = br->nwords > 1 ? load_word(*br, 1) : 0u;
+    br->next = 2;
+}
+
+/* At least 33 bits in buf (or all that is left). */
+__device__ void reader_fill(BitReader *br) {
+    if (br->have > 32)
+        return;
+    br->buf |= (uint64_t)br->ahead << (32 - br->have);
+    br->have += 32;
+    br->ahead = br->next < br->nwords ? load_word(*br, br->next) : 0u;
+    br->next++;
+}
+
+/* The next code: a LUT hit of length l is the very code lz_huff_next finds
+ * (it tries the lengths upward too), else the canonical search by length
+ * on the next LZ_HUFF_MAXLEN bits; false when no code starts here or it
+ * ends past `bits`. */
+__device__ bool reader_code(BitReader *br, const lz_huff_table &t,
+                            const uint32_t *lut, const uint32_t *syms,
+                            uint32_t bits, uint64_t *pos, uint32_t *sym) {
+    reader_fill(br);
+    const uint32_t e = lut[br->buf >> (64 - LZ_LUT_BITS)];
+    uint32_t len = e & 0xFF;
+    *sym = e >> 8;
+    if (!len) {
+        const uint32_t v = (uint32_t)(br->buf >> (64 - LZ_HUFF_MAXLEN));
+        for (uint32_t l = t.minlen; l <= LZ_HUFF_MAXLEN; l++) {
+            const uint32_t c = v >> (LZ_HUFF_MAXLEN - l);
+            if (c - t.first[l] < t.count[l]) {
+                len = l;
+                *sym = syms[t.base[l] + c - t.first[l]];
+                break;
+            }
+        }
+        if (!len)
+            return false;
+    }
+    *pos += len;
+    br->buf <<= len;
+    br->have -= len;
+    return *pos <= bits;
+}
+
+/* Residuals per store: 32 bytes, one sector (sub-blocks start 16 KiB apart
+ * and chunks on multiples of 8 values, so the stores are aligned). */
+constexpr uint32_t kStoreRes = 8;
+
+/* Decodes one sub-block of `count` codes straight to residuals code - R:
+ * exactly `bits` bits, zero padding. Returns false on any error; *zeros
+ * counts the zero codes (outlier places). */
+__device__ bool decode_sub(const lz_huff_table &t, const uint32_t *lut,
+                           const uint32_t *syms, const uint8_t *p,
+                           uint32_t bits, int32_t R, int32_t *out,
+                           uint32_t count, uint32_t *zeros) {
+    BitReader br;
+    reader_init(&br, p, (uint32_t)(((uint64_t)bits + 7) / 8));
+    uint64_t pos = 0;
+    bool ok = true;
+    uint32_t z = 0;
+    for (uint32_t i = 0; i < count && ok; i += kStoreRes) {
+        int32_t r[kStoreRes];
+#pragma unroll
+        for (uint32_t j = 0; j < kStoreRes; j++) {
+            uint32_t sym = 0;
+            if (ok && i + j < count) {
+                ok = reader_code(&br, t, lut, syms, bits, &pos, &sym);
+                z += sym == 0;
+            }
+            r[j] = (int32_t)sym - R;
+        }
+        if (i + kStoreRes <= count) {
+            int4 *o = reinterpret_cast<int4 *>(out + i);
+            o[0] = make_int4(r[0], r[1], r[2], r[3]);
+            o[1] = make_int4(r[4], r[5], r[6], r[7]);
+        } else {
+#pragma unroll
+            for (uint32_t j = 0; j < kStoreRes; j++)
+                if (i + j < count)
+                    out[i + j] = r[j];
+        }
+    }
+    reader_fill(&br); /* the padding bits of the last byte are in buf */
+    *zeros = z;
+    return ok && pos == bits && (br.buf >> 56) == 0;
+}
+
+/* Huffman sub-blocks: grid (chunks, sub-block groups), a thread each,
+ * residuals out, zero codes counted per chunk. */
 __global__ void __launch_bounds__(kSubThreads)
     decode_huffman_kernel(const fz_gpu_args a, const Work w) {
     __shared__ lz_huff_table t;
@@ -541,16 +634,21 @@ __global__ void __launch_bounds__(kSubThreads)
     for (uint32_t e = threadIdx.x; e < kLutSize; e += kSubThreads)
         lut[e] = lut_entry(t, syms, e);
     __syncthreads();
-    if (b >= nsub)
-        return;
-    const uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
-    const uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
-    const uint32_t from = b * LZ_SUB_SYMBOLS;
-    const uint32_t count =
-        n - from < LZ_SUB_SYMBOLS ? n - from : LZ_SUB_SYMBOLS;
-    if (!decode_sub(&t, lut, syms, a.src + cd->data_at + sub_off[b],
-                    sub_bits[b], w.codes + sp.first + from, count))
-        mark_bad(cd);
+    uint32_t zeros = 0;
+    if (b < nsub) {
+        const uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
+        const uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
+        const uint32_t from = b * LZ_SUB_SYMBOLS;
+        const uint32_t count =
+            n - from < LZ_SUB_SYMBOLS ? n - from : LZ_SUB_SYMBOLS;
+        const int32_t R = (int32_t)a.expect.codec_params[0];
+        if (!decode_sub(t, lut, syms, a.src + cd->data_at + sub_off[b],
+                        sub_bits[b], R, w.q + sp.first + from, count, &zeros))
+            mark_bad(cd);
+    }
+    zeros = __reduce_add_sync(FZ_FULL_MASK, zeros);
+    if ((threadIdx.x & 31) == 0 && zeros)
+        atomicAdd(&cd->zeros, zeros);
 }
 
 /* Grid (chunks, tiles) of kTileThreads: the tile's values [lo, hi). */
@@ -571,19 +669,23 @@ __device__ uint32_t chunk_n(const fz_gpu_args &a) {
     return chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype)).n;
 }
 
-/* RLE: each value's code from the last run starting at or before it. */
+/* RLE: each value's residual from the last run starting at or before it,
+ * zero codes counted per chunk. */
 __global__ void __launch_bounds__(kTileThreads)
     decode_runs_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ uint32_t sums[kTileThreads / 32];
     ChunkDecode *cd;
     if (!chunk_live(w, &cd) || cd->flow != LZ_FLOW_RLE)
         return;
     TileSpan ts;
     if (!tile_of(a, chunk_n(a), &ts))
         return;
+    const int32_t R = (int32_t)a.expect.codec_params[0];
     const uint32_t *aux = w.aux + ts.sp.first;
-    const int32_t *syms = w.q + ts.sp.first;
-    uint16_t *codes = w.codes + ts.sp.first;
+    const uint16_t *syms = w.codes + ts.sp.first;
+    int32_t *v = w.q + ts.sp.first;
     const uint32_t runs = cd->runs; /* >= 1: the runs cover n >= 1 */
+    uint32_t zeros = 0;
     for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
         uint32_t lo = 0, hi = runs - 1;
         while (lo < hi) {
@@ -593,36 +695,17 @@ __global__ void __launch_bounds__(kTileThreads)
             else
                 hi = mid - 1;
         }
-        codes[i] = (uint16_t)syms[lo];
-    }
-}
-
-/* Residuals code - R (the RLE symbols in q are read above, done), and
- * the zero codes counted. */
-__global__ void __launch_bounds__(kTileThreads)
-    decode_residual_kernel(const fz_gpu_args a, const Work w) {
-    __shared__ uint32_t sums[kTileThreads / 32];
-    ChunkDecode *cd;
-    if (!chunk_live(w, &cd))
-        return;
-    TileSpan ts;
-    if (!tile_of(a, chunk_n(a), &ts))
-        return;
-    const int32_t R = (int32_t)a.expect.codec_params[0];
-    const uint16_t *codes = w.codes + ts.sp.first;
-    int32_t *v = w.q + ts.sp.first;
-    uint32_t zeros = 0;
-    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
-        zeros += codes[i] == 0;
-        v[i] = (int32_t)codes[i] - R;
+        zeros += syms[lo] == 0;
+        v[i] = (int32_t)syms[lo] - R;
     }
     zeros = tile_sum(zeros, sums);
     if (threadIdx.x == 0 && zeros)
         atomicAdd(&cd->zeros, zeros);
 }
 
-/* Outliers: indices strictly increasing, in range, on zero codes, deltas
- * outside the radius; the residual replaced. */
+/* Outliers: indices strictly increasing, in range, on zero codes (the
+ * residual -R), deltas outside the radius; the residual replaced. Each
+ * index is read and written by one thread only. */
 __global__ void __launch_bounds__(kTileThreads)
     decode_outlier_kernel(const fz_gpu_args a, const Work w) {
     ChunkDecode *cd;
@@ -633,7 +716,6 @@ __global__ void __launch_bounds__(kTileThreads)
         return;
     const uint32_t n = ts.sp.n, R = a.expect.codec_params[0];
     const uint8_t *outl = a.src + cd->lists_at;
-    const uint16_t *codes = w.codes + ts.sp.first;
     int32_t *v = w.q + ts.sp.first;
     bool bad = false;
     for (uint32_t k = ts.lo + threadIdx.x; k < ts.hi; k += kTileThreads) {
@@ -641,7 +723,7 @@ __global__ void __launch_bounds__(kTileThreads)
         const int32_t delta = (int32_t)fz_load32(outl + 8ull * k + 4);
         const bool ok = idx < n && lz_code_of(delta, R) == 0 &&
                         (k == 0 || idx > fz_load32(outl + 8ull * (k - 1)));
-        if (ok && codes[idx] == 0)
+        if (ok && v[idx] == -(int32_t)R)
             v[idx] = delta;
         else
             bad = true;
@@ -1394,7 +1476,6 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
         return err;
     decode_huffman_kernel<<<per_sub, kSubThreads, 0, stream>>>(*a, w);
     decode_runs_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
-    decode_residual_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     decode_outlier_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     err = cudaGetLastError();
     if (err == cudaSuccess)
