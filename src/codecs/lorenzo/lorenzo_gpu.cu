@@ -732,8 +732,9 @@ __global__ void __launch_bounds__(kTileThreads)
         mark_bad(cd);
 }
 
-/* Partial sums along one axis over the whole array, restarting at tile
- * borders (chunks are whole slabs, so no segment crosses a chunk): `segs`
+/* Partial sums along y or z over the whole array (a thread per column of
+ * a tile: neighbouring threads read neighbouring values), restarting at
+ * tile borders (chunks are whole slabs, so no segment crosses a chunk): `segs`
  * segments, segment k has len(k) values `stride` apart from start(k)
  * (wrapping arithmetic, as on the CPU). Chunks not being decoded are
  * skipped. */
@@ -758,15 +759,54 @@ __global__ void __launch_bounds__(kTileThreads)
     }
 }
 
-struct SegX { /* rows of X values, tiles of tx */
-    uint64_t X, xsegs;
-    uint32_t tx;
-    __device__ void operator()(uint64_t k, uint64_t *st, uint32_t *len) const {
-        const uint64_t r = k / xsegs, x0 = (k % xsegs) * tx;
-        *st = r * X + x0;
-        *len = (uint32_t)(X - x0 < tx ? X - x0 : tx);
+/* The x pass: warp shuffle scans over coalesced rows. Segment k of the x
+ * tiles (row k / xsegs, x from (k % xsegs) tx, len min(tx, X - x0)) is
+ * scanned by a group of W = min(tx, 32) lanes, tx / W steps carrying the
+ * running sum; a warp takes 32 / W segments (tx 16: two per warp). */
+__global__ void __launch_bounds__(kTileThreads)
+    prefix_x_kernel(const Work w, uint64_t chunk_values, uint64_t segs,
+                    uint64_t X, uint64_t xsegs, uint32_t tx) {
+    const uint32_t W = tx < 32 ? tx : 32u, lane = threadIdx.x & 31;
+    const uint64_t warp =
+        ((uint64_t)blockIdx.x * kTileThreads + threadIdx.x) / 32;
+    const uint64_t k = warp * (32 / W) + lane / W;
+    const uint32_t pos = lane % W;
+    uint64_t start = 0;
+    uint32_t len = 0; /* 0: nothing for this lane, it still shuffles */
+    if (k < segs) {
+        const uint64_t x0 = (k % xsegs) * tx;
+        start = k / xsegs * X + x0;
+        if (w.dec[start / chunk_values].state == kDecodeOk)
+            len = (uint32_t)(X - x0 < tx ? X - x0 : tx);
     }
-};
+    int32_t *v = w.q + start;
+    uint32_t carry = 0;
+    for (uint32_t j = pos; j - pos < tx; j += W) { /* warp-uniform trips */
+        uint32_t x = j < len ? (uint32_t)v[j] : 0u;
+        for (uint32_t d = 1; d < W; d <<= 1) {
+            const uint32_t y = __shfl_up_sync(FZ_FULL_MASK, x, d, W);
+            if (pos >= d)
+                x += y;
+        }
+        x += carry;
+        if (j < len)
+            v[j] = (int32_t)x;
+        carry = __shfl_sync(FZ_FULL_MASK, x, W - 1, W);
+    }
+}
+
+cudaError_t launch_prefix_x(const Work &w, uint64_t chunk_values, uint64_t X,
+                            uint64_t rows, uint32_t tx, cudaStream_t stream) {
+    const uint64_t xsegs = (X + tx - 1) / tx, segs = rows * xsegs;
+    if (segs == 0)
+        return cudaSuccess;
+    const uint32_t per_warp = 32 / (tx < 32 ? tx : 32u);
+    const uint64_t warps = (segs + per_warp - 1) / per_warp;
+    const uint64_t blocks = (warps * 32 + kTileThreads - 1) / kTileThreads;
+    prefix_x_kernel<<<(unsigned)blocks, kTileThreads, 0, stream>>>(
+        w, chunk_values, segs, X, xsegs, tx);
+    return cudaGetLastError();
+}
 
 struct SegY { /* planes of Y rows, tiles of ty rows */
     uint64_t X, Y, ysegs;
@@ -807,13 +847,10 @@ cudaError_t partial_sums(const fz_header &h, const Work &w,
     const uint32_t es = fz_dtype_size(h.dtype);
     const uint64_t n = h.original_bytes / es, cv = h.chunk_bytes / es;
     const lz_geom g = lz_geometry(&h);
-    if (g.pd == 1) {
-        SegX sx = {n, (n + LZ_TILE1 - 1) / LZ_TILE1, LZ_TILE1};
-        return launch_prefix(w, cv, sx.xsegs, 1, sx, stream);
-    }
+    if (g.pd == 1)
+        return launch_prefix_x(w, cv, n, 1, LZ_TILE1, stream);
     const uint64_t X = g.X, rows = n / X;
-    SegX sx = {X, (X + g.tx - 1) / g.tx, g.tx};
-    cudaError_t err = launch_prefix(w, cv, rows * sx.xsegs, 1, sx, stream);
+    cudaError_t err = launch_prefix_x(w, cv, X, rows, g.tx, stream);
     const uint64_t Y = g.pd == 2 ? rows : g.Y;
     const uint64_t planes = rows / Y;
     SegY sy = {X, Y, (Y + g.ty - 1) / g.ty, g.ty};
