@@ -332,31 +332,69 @@ __device__ bool parse_rle(const uint8_t *p, const uint8_t *end, uint32_t n,
     return at == n && p == end;
 }
 
-/* Parses the Huffman table and the sub-block sizes (one thread): fills
- * the decoding table, the sorted symbols, sub-block bits and offsets. */
-__device__ bool parse_huffman(const uint8_t *p, uint64_t size, uint32_t n,
-                              uint32_t nsym, const Book &bk, lz_huff_table *t,
-                              uint32_t *sub_bits, uint32_t *sub_off,
-                              uint64_t *data_at) {
-    const uint32_t at = lz_huff_parse_table(p, size, n, nsym, bk.len, t,
-                                            bk.code); /* code: sorted syms */
+/* Alphabets up to this size parse their code table in shared memory. */
+constexpr uint32_t kHeadSyms = 4096;
+typedef cub::BlockScan<unsigned long long, kThreads> Scan64;
+
+struct __align__(16) HeadShared {
+    Scan64::TempStorage scan;
+    lz_huff_table t;
+    uint32_t at;
+    uint32_t syms[kHeadSyms];
+    uint8_t len[kHeadSyms];
+    uint8_t tab[4 + (5 * kHeadSyms + 7) / 8];
+};
+
+/* Parses the Huffman table (one thread, on a shared copy of the table for
+ * small alphabets) and the sub-block sizes (the block: a scan of their
+ * byte counts): fills the decoding table, the sorted symbols, sub-block
+ * bits and offsets. The same answer in every thread. */
+__device__ __noinline__ bool
+parse_huffman(const uint8_t *p, uint64_t size, uint32_t n, uint32_t nsym,
+              const Book &bk, lz_huff_table *t, uint32_t *sub_bits,
+              uint32_t *sub_off, uint64_t *data_at, HeadShared &hs) {
+    const bool in_shared = nsym <= kHeadSyms;
+    if (in_shared) {
+        const uint64_t most = 4 + lz_lengths_bytes(0, nsym - 1);
+        for (uint64_t k = threadIdx.x; k < size && k < most; k += kThreads)
+            hs.tab[k] = p[k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) /* code: sorted syms */
+        hs.at = lz_huff_parse_table(in_shared ? hs.tab : p, size, n, nsym,
+                                    in_shared ? hs.len : bk.len, &hs.t,
+                                    in_shared ? hs.syms : bk.code);
+    __syncthreads();
+    const uint32_t at = hs.at;
     if (!at)
         return false;
-    const uint64_t nsub = lz_sub_count(n);
-    const uint8_t *sizes = p + at;
-    uint64_t left = size - at - 4 * nsub, off = 0;
-    for (uint64_t b = 0; b < nsub; b++) {
-        const uint32_t bits = fz_load32(sizes + 4 * b);
-        const uint64_t bytes = ((uint64_t)bits + 7) / 8;
-        if (bytes > left)
-            return false;
-        sub_bits[b] = bits;
-        sub_off[b] = (uint32_t)off;
-        off += bytes;
-        left -= bytes;
+    for (uint32_t k = threadIdx.x; k < sizeof(lz_huff_table) / 4; k += kThreads)
+        reinterpret_cast<uint32_t *>(t)[k] =
+            reinterpret_cast<const uint32_t *>(&hs.t)[k]; /* all words */
+    if (in_shared) {
+        const uint32_t used = hs.t.base[LZ_HUFF_MAXLEN] +
+                              hs.t.count[LZ_HUFF_MAXLEN]; /* all lengths */
+        for (uint32_t k = threadIdx.x; k < used; k += kThreads)
+            bk.code[k] = hs.syms[k];
     }
-    *data_at = at + 4 * nsub;
-    return left == 0;
+    const uint32_t nsub = (uint32_t)lz_sub_count(n);
+    const uint8_t *sizes = p + at;
+    unsigned long long done = 0;
+    for (uint32_t base = 0; base < nsub; base += kThreads) {
+        const uint32_t b = base + threadIdx.x;
+        const uint32_t bits = b < nsub ? fz_load32(sizes + 4ull * b) : 0u;
+        unsigned long long rank, agg;
+        Scan64(hs.scan).ExclusiveSum(((unsigned long long)bits + 7) / 8, rank,
+                                     agg);
+        if (b < nsub) { /* offsets are < 2^32 when the total checks */
+            sub_bits[b] = bits;
+            sub_off[b] = (uint32_t)(done + rank);
+        }
+        done += agg;
+        __syncthreads(); /* hs.scan is reused */
+    }
+    *data_at = at + 4ull * nsub;
+    return done == size - at - 4ull * nsub;
 }
 
 /* Per chunk (one block): stream and chunk head checks, verbatim chunks,
@@ -367,6 +405,7 @@ __global__ void __launch_bounds__(kThreads)
     typedef Val<ES> V;
     typedef typename V::U U;
     __shared__ DecodeShared sh;
+    __shared__ HeadShared hs;
     const uint64_t c = blockIdx.x;
     ChunkDecode &cd = w.dec[c];
     if (threadIdx.x == 0) {
@@ -423,35 +462,43 @@ __global__ void __launch_bounds__(kThreads)
             ok = sh.nout <= n && sh.nexc <= n &&
                  size - LZ_CHUNK_HEAD >= sh.lists;
         }
-        if (ok) { /* the code stream */
-            const uint8_t *payload = in + LZ_CHUNK_HEAD + sh.lists;
-            const uint64_t plen = size - LZ_CHUNK_HEAD - sh.lists;
-            uint64_t d = 0;
-            uint32_t runs = 0;
-            ok = sh.flow == LZ_FLOW_RLE
-                     ? parse_rle(payload, payload + plen, n, S,
-                                 w.aux + sp.first, w.codes + sp.first, &runs)
-                     : parse_huffman(payload, plen, n, S, book_of(w, c), &cd.t,
-                                     w.sub_bits + c * w.subs_per_chunk,
-                                     w.sub_off + c * w.subs_per_chunk, &d);
-            const uint64_t lists_at = a.payload_off + off + LZ_CHUNK_HEAD;
-            cd.lists_at = lists_at;
-            cd.data_at = lists_at + sh.lists + d;
-            cd.ebx2_bits = 0;
-            const double ebx2 = lz_ebx2(double_of(h.bound_eff_bits));
-            memcpy(&cd.ebx2_bits, &ebx2, sizeof ebx2);
-            cd.flow = sh.flow;
-            cd.nout = sh.nout;
-            cd.nexc = sh.nexc;
-            cd.runs = runs;
-            cd.want = check ? sh.want : 0;
-            cd.hash = cd.zeros = cd.bad = 0;
-            cd.check = check ? 1u : 0u;
-        }
-        if (ok)
-            cd.state = kDecodeOk;
-        else
-            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+        sh.ok = ok;
+    }
+    __syncthreads();
+    bool ok = sh.ok;
+    /* the code stream */
+    const uint8_t *payload = in + LZ_CHUNK_HEAD + sh.lists;
+    const uint64_t plen = size - LZ_CHUNK_HEAD - sh.lists;
+    uint64_t d = 0;
+    uint32_t runs = 0;
+    if (ok && sh.flow == LZ_FLOW_RLE) {
+        if (threadIdx.x == 0)
+            ok = parse_rle(payload, payload + plen, n, S, w.aux + sp.first,
+                           w.codes + sp.first, &runs);
+    } else if (ok) {
+        ok = parse_huffman(payload, plen, n, S, book_of(w, c), &cd.t,
+                           w.sub_bits + c * w.subs_per_chunk,
+                           w.sub_off + c * w.subs_per_chunk, &d, hs);
+    }
+    if (threadIdx.x != 0)
+        return;
+    if (ok) {
+        const uint64_t lists_at = a.payload_off + off + LZ_CHUNK_HEAD;
+        cd.lists_at = lists_at;
+        cd.data_at = lists_at + sh.lists + d;
+        cd.ebx2_bits = 0;
+        const double ebx2 = lz_ebx2(double_of(h.bound_eff_bits));
+        memcpy(&cd.ebx2_bits, &ebx2, sizeof ebx2);
+        cd.flow = sh.flow;
+        cd.nout = sh.nout;
+        cd.nexc = sh.nexc;
+        cd.runs = runs;
+        cd.want = check ? sh.want : 0;
+        cd.hash = cd.zeros = cd.bad = 0;
+        cd.check = check ? 1u : 0u;
+        cd.state = kDecodeOk;
+    } else {
+        fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
     }
 }
 
