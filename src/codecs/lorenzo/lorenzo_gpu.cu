@@ -349,7 +349,7 @@ struct __align__(16) DecodeShared {
 /* Parses the RLE stream (one thread): run starts into aux, symbols into
  * syms; false when malformed (the CPU's rules). */
 __device__ bool parse_rle(const uint8_t *p, const uint8_t *end, uint32_t n,
-                          uint32_t nsym, uint32_t *aux, int32_t *syms,
+                          uint32_t nsym, uint32_t *aux, uint16_t *syms,
                           uint32_t *runs_out) {
     if (end - p < 4)
         return false;
@@ -363,7 +363,7 @@ __device__ bool parse_rle(const uint8_t *p, const uint8_t *end, uint32_t n,
         if (!lz_rle_record(&p, end, nsym, prev, n - at, &sym, &len))
             return false;
         aux[r] = (uint32_t)at; /* r < n: every run has a value */
-        syms[r] = (int32_t)sym;
+        syms[r] = (uint16_t)sym;
         at += len;
         prev = sym;
     }
@@ -371,31 +371,69 @@ __device__ bool parse_rle(const uint8_t *p, const uint8_t *end, uint32_t n,
     return at == n && p == end;
 }
 
-/* Parses the Huffman table and the sub-block sizes (one thread): fills
- * the decoding table, the sorted symbols, sub-block bits and offsets. */
-__device__ bool parse_huffman(const uint8_t *p, uint64_t size, uint32_t n,
-                              uint32_t nsym, const Book &bk, lz_huff_table *t,
-                              uint32_t *sub_bits, uint32_t *sub_off,
-                              uint64_t *data_at) {
-    const uint32_t at = lz_huff_parse_table(p, size, n, nsym, bk.len, t,
-                                            bk.code); /* code: sorted syms */
+/* Alphabets up to this size parse their code table in shared memory. */
+constexpr uint32_t kHeadSyms = 4096;
+typedef cub::BlockScan<unsigned long long, kThreads> Scan64;
+
+struct __align__(16) HeadShared {
+    Scan64::TempStorage scan;
+    lz_huff_table t;
+    uint32_t at;
+    uint32_t syms[kHeadSyms];
+    uint8_t len[kHeadSyms];
+    uint8_t tab[4 + (5 * kHeadSyms + 7) / 8];
+};
+
+/* Parses the Huffman table (one thread, on a shared copy of the table for
+ * small alphabets) and the sub-block sizes (the block: a scan of their
+ * byte counts): fills the decoding table, the sorted symbols, sub-block
+ * bits and offsets. The same answer in every thread. */
+__device__ __noinline__ bool
+parse_huffman(const uint8_t *p, uint64_t size, uint32_t n, uint32_t nsym,
+              const Book &bk, lz_huff_table *t, uint32_t *sub_bits,
+              uint32_t *sub_off, uint64_t *data_at, HeadShared &hs) {
+    const bool in_shared = nsym <= kHeadSyms;
+    if (in_shared) {
+        const uint64_t most = 4 + lz_lengths_bytes(0, nsym - 1);
+        for (uint64_t k = threadIdx.x; k < size && k < most; k += kThreads)
+            hs.tab[k] = p[k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) /* code: sorted syms */
+        hs.at = lz_huff_parse_table(in_shared ? hs.tab : p, size, n, nsym,
+                                    in_shared ? hs.len : bk.len, &hs.t,
+                                    in_shared ? hs.syms : bk.code);
+    __syncthreads();
+    const uint32_t at = hs.at;
     if (!at)
         return false;
-    const uint64_t nsub = lz_sub_count(n);
-    const uint8_t *sizes = p + at;
-    uint64_t left = size - at - 4 * nsub, off = 0;
-    for (uint64_t b = 0; b < nsub; b++) {
-        const uint32_t bits = fz_load32(sizes + 4 * b);
-        const uint64_t bytes = ((uint64_t)bits + 7) / 8;
-        if (bytes > left)
-            return false;
-        sub_bits[b] = bits;
-        sub_off[b] = (uint32_t)off;
-        off += bytes;
-        left -= bytes;
+    for (uint32_t k = threadIdx.x; k < sizeof(lz_huff_table) / 4; k += kThreads)
+        reinterpret_cast<uint32_t *>(t)[k] =
+            reinterpret_cast<const uint32_t *>(&hs.t)[k]; /* all words */
+    if (in_shared) {
+        const uint32_t used = hs.t.base[LZ_HUFF_MAXLEN] +
+                              hs.t.count[LZ_HUFF_MAXLEN]; /* all lengths */
+        for (uint32_t k = threadIdx.x; k < used; k += kThreads)
+            bk.code[k] = hs.syms[k];
     }
-    *data_at = at + 4 * nsub;
-    return left == 0;
+    const uint32_t nsub = (uint32_t)lz_sub_count(n);
+    const uint8_t *sizes = p + at;
+    unsigned long long done = 0;
+    for (uint32_t base = 0; base < nsub; base += kThreads) {
+        const uint32_t b = base + threadIdx.x;
+        const uint32_t bits = b < nsub ? fz_load32(sizes + 4ull * b) : 0u;
+        unsigned long long rank, agg;
+        Scan64(hs.scan).ExclusiveSum(((unsigned long long)bits + 7) / 8, rank,
+                                     agg);
+        if (b < nsub) { /* offsets are < 2^32 when the total checks */
+            sub_bits[b] = bits;
+            sub_off[b] = (uint32_t)(done + rank);
+        }
+        done += agg;
+        __syncthreads(); /* hs.scan is reused */
+    }
+    *data_at = at + 4ull * nsub;
+    return done == size - at - 4ull * nsub;
 }
 
 /* Per chunk (one block): stream and chunk head checks, verbatim chunks,
@@ -406,6 +444,7 @@ __global__ void __launch_bounds__(kThreads)
     typedef Val<ES> V;
     typedef typename V::U U;
     __shared__ DecodeShared sh;
+    __shared__ HeadShared hs;
     const uint64_t c = blockIdx.x;
     ChunkDecode &cd = w.dec[c];
     if (threadIdx.x == 0) {
@@ -462,35 +501,43 @@ __global__ void __launch_bounds__(kThreads)
             ok = sh.nout <= n && sh.nexc <= n &&
                  size - LZ_CHUNK_HEAD >= sh.lists;
         }
-        if (ok) { /* the code stream */
-            const uint8_t *payload = in + LZ_CHUNK_HEAD + sh.lists;
-            const uint64_t plen = size - LZ_CHUNK_HEAD - sh.lists;
-            uint64_t d = 0;
-            uint32_t runs = 0;
-            ok = sh.flow == LZ_FLOW_RLE
-                     ? parse_rle(payload, payload + plen, n, S,
-                                 w.aux + sp.first, w.q + sp.first, &runs)
-                     : parse_huffman(payload, plen, n, S, book_of(w, c), &cd.t,
-                                     w.sub_bits + c * w.subs_per_chunk,
-                                     w.sub_off + c * w.subs_per_chunk, &d);
-            const uint64_t lists_at = a.payload_off + off + LZ_CHUNK_HEAD;
-            cd.lists_at = lists_at;
-            cd.data_at = lists_at + sh.lists + d;
-            cd.ebx2_bits = 0;
-            const double ebx2 = lz_ebx2(double_of(h.bound_eff_bits));
-            memcpy(&cd.ebx2_bits, &ebx2, sizeof ebx2);
-            cd.flow = sh.flow;
-            cd.nout = sh.nout;
-            cd.nexc = sh.nexc;
-            cd.runs = runs;
-            cd.want = check ? sh.want : 0;
-            cd.hash = cd.zeros = cd.bad = 0;
-            cd.check = check ? 1u : 0u;
-        }
-        if (ok)
-            cd.state = kDecodeOk;
-        else
-            fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
+        sh.ok = ok;
+    }
+    __syncthreads();
+    bool ok = sh.ok;
+    /* the code stream */
+    const uint8_t *payload = in + LZ_CHUNK_HEAD + sh.lists;
+    const uint64_t plen = size - LZ_CHUNK_HEAD - sh.lists;
+    uint64_t d = 0;
+    uint32_t runs = 0;
+    if (ok && sh.flow == LZ_FLOW_RLE) {
+        if (threadIdx.x == 0)
+            ok = parse_rle(payload, payload + plen, n, S, w.aux + sp.first,
+                           w.codes + sp.first, &runs);
+    } else if (ok) {
+        ok = parse_huffman(payload, plen, n, S, book_of(w, c), &cd.t,
+                           w.sub_bits + c * w.subs_per_chunk,
+                           w.sub_off + c * w.subs_per_chunk, &d, hs);
+    }
+    if (threadIdx.x != 0)
+        return;
+    if (ok) {
+        const uint64_t lists_at = a.payload_off + off + LZ_CHUNK_HEAD;
+        cd.lists_at = lists_at;
+        cd.data_at = lists_at + sh.lists + d;
+        cd.ebx2_bits = 0;
+        const double ebx2 = lz_ebx2(double_of(h.bound_eff_bits));
+        memcpy(&cd.ebx2_bits, &ebx2, sizeof ebx2);
+        cd.flow = sh.flow;
+        cd.nout = sh.nout;
+        cd.nexc = sh.nexc;
+        cd.runs = runs;
+        cd.want = check ? sh.want : 0;
+        cd.hash = cd.zeros = cd.bad = 0;
+        cd.check = check ? 1u : 0u;
+        cd.state = kDecodeOk;
+    } else {
+        fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
     }
 }
 
@@ -533,33 +580,126 @@ __device__ uint32_t lut_entry(const lz_huff_table &t, const uint32_t *syms,
     return 0;
 }
 
-/* Decodes one sub-block: exactly `bits` bits, zero padding. A LUT hit of
- * length l is the very code lz_huff_next finds (it tries the lengths
- * upward too), so both paths accept and reject the same bits. */
-__device__ bool decode_sub(const lz_huff_table *t, const uint32_t *lut,
-                           const uint32_t *syms, const uint8_t *p,
-                           uint32_t bits, uint16_t *codes, uint32_t count) {
-    const uint32_t bytes = (bits + 7) / 8;
-    uint64_t pos = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        const uint32_t e =
-            lut[lz_peek(p, bytes, pos) >> (LZ_HUFF_MAXLEN - LZ_LUT_BITS)];
-        if (e & 0xFF) {
-            if (pos + (e & 0xFF) > bits)
-                return false;
-            pos += e & 0xFF;
-            codes[i] = (uint16_t)(e >> 8);
-        } else {
-            const int32_t s = lz_huff_next(t, syms, p, bits, &pos);
-            if (s < 0)
-                return false;
-            codes[i] = (uint16_t)s;
-        }
-    }
-    return pos == bits && !(bits & 7 && p[bytes - 1] & (0xFFu >> (bits & 7)));
+/* MSB-first reader of one sub-block of `bytes` bytes at p: aligned 32-bit
+ * loads (bytes outside the sub-block read as zeros, so the bits are those
+ * lz_peek sees), one word loaded ahead of its use so that the load latency
+ * overlaps the decoding. buf holds the next 64 bits of the stream, the
+ * first `have` of them loaded (the rest zero). */
+struct BitReader {
+    const uint8_t *p;
+    uintptr_t head; /* p & 3: bytes of word 0 before p */
+    uint32_t bytes, nwords, next, ahead, have;
+    uint64_t buf;
+};
+
+/* Word k of the sub-block (the aligned word at p - head + 4k) MSB first. */
+__device__ uint32_t load_word(const BitReader &br, uint32_t k) {
+    const int64_t at = 4 * (int64_t)k - (int64_t)br.head; /* byte of p */
+    if (at >= 0 && at + 4 <= (int64_t)br.bytes)
+        return __byte_perm(*reinterpret_cast<const uint32_t *>(br.p + at), 0,
+                           0x0123);
+    uint32_t w = 0;
+    for (int64_t j = at; j < at + 4; j++)
+        w = (w << 8) | (j >= 0 && j < (int64_t)br.bytes ? br.p[j] : 0u);
+    return w;
 }
 
-/* Huffman sub-blocks: grid (chunks, sub-block groups), a thread each. */
+__device__ void reader_init(BitReader *br, const uint8_t *p, uint32_t bytes) {
+    br->p = p;
+    br->head = (uintptr_t)p & 3;
+    br->bytes = bytes;
+    br->nwords = (uint32_t)((br->head + bytes + 3) / 4);
+    br->buf = (uint64_t)load_word(*br, 0) << (32 + 8 * br->head);
+    br->have = 32 - 8 * (uint32_t)br->head;
+    br->ahead = br->nwords > 1 ? load_word(*br, 1) : 0u;
+    br->next = 2;
+}
+
+/* At least 33 bits in buf (or all that is left). */
+__device__ void reader_fill(BitReader *br) {
+    if (br->have > 32)
+        return;
+    br->buf |= (uint64_t)br->ahead << (32 - br->have);
+    br->have += 32;
+    br->ahead = br->next < br->nwords ? load_word(*br, br->next) : 0u;
+    br->next++;
+}
+
+/* The next code: a LUT hit of length l is the very code lz_huff_next finds
+ * (it tries the lengths upward too), else the canonical search by length
+ * on the next LZ_HUFF_MAXLEN bits; false when no code starts here or it
+ * ends past `bits`. */
+__device__ bool reader_code(BitReader *br, const lz_huff_table &t,
+                            const uint32_t *lut, const uint32_t *syms,
+                            uint32_t bits, uint64_t *pos, uint32_t *sym) {
+    reader_fill(br);
+    const uint32_t e = lut[br->buf >> (64 - LZ_LUT_BITS)];
+    uint32_t len = e & 0xFF;
+    *sym = e >> 8;
+    if (!len) {
+        const uint32_t v = (uint32_t)(br->buf >> (64 - LZ_HUFF_MAXLEN));
+        for (uint32_t l = t.minlen; l <= LZ_HUFF_MAXLEN; l++) {
+            const uint32_t c = v >> (LZ_HUFF_MAXLEN - l);
+            if (c - t.first[l] < t.count[l]) {
+                len = l;
+                *sym = syms[t.base[l] + c - t.first[l]];
+                break;
+            }
+        }
+        if (!len)
+            return false;
+    }
+    *pos += len;
+    br->buf <<= len;
+    br->have -= len;
+    return *pos <= bits;
+}
+
+/* Residuals per store: 32 bytes, one sector (sub-blocks start 16 KiB apart
+ * and chunks on multiples of 8 values, so the stores are aligned). */
+constexpr uint32_t kStoreRes = 8;
+
+/* Decodes one sub-block of `count` codes straight to residuals code - R:
+ * exactly `bits` bits, zero padding. Returns false on any error; *zeros
+ * counts the zero codes (outlier places). */
+__device__ bool decode_sub(const lz_huff_table &t, const uint32_t *lut,
+                           const uint32_t *syms, const uint8_t *p,
+                           uint32_t bits, int32_t R, int32_t *out,
+                           uint32_t count, uint32_t *zeros) {
+    BitReader br;
+    reader_init(&br, p, (uint32_t)(((uint64_t)bits + 7) / 8));
+    uint64_t pos = 0;
+    bool ok = true;
+    uint32_t z = 0;
+    for (uint32_t i = 0; i < count && ok; i += kStoreRes) {
+        int32_t r[kStoreRes];
+#pragma unroll
+        for (uint32_t j = 0; j < kStoreRes; j++) {
+            uint32_t sym = 0;
+            if (ok && i + j < count) {
+                ok = reader_code(&br, t, lut, syms, bits, &pos, &sym);
+                z += sym == 0;
+            }
+            r[j] = (int32_t)sym - R;
+        }
+        if (i + kStoreRes <= count) {
+            int4 *o = reinterpret_cast<int4 *>(out + i);
+            o[0] = make_int4(r[0], r[1], r[2], r[3]);
+            o[1] = make_int4(r[4], r[5], r[6], r[7]);
+        } else {
+#pragma unroll
+            for (uint32_t j = 0; j < kStoreRes; j++)
+                if (i + j < count)
+                    out[i + j] = r[j];
+        }
+    }
+    reader_fill(&br); /* the padding bits of the last byte are in buf */
+    *zeros = z;
+    return ok && pos == bits && (br.buf >> 56) == 0;
+}
+
+/* Huffman sub-blocks: grid (chunks, sub-block groups), a thread each,
+ * residuals out, zero codes counted per chunk. */
 __global__ void __launch_bounds__(kSubThreads)
     decode_huffman_kernel(const fz_gpu_args a, const Work w) {
     __shared__ lz_huff_table t;
@@ -580,16 +720,21 @@ __global__ void __launch_bounds__(kSubThreads)
     for (uint32_t e = threadIdx.x; e < kLutSize; e += kSubThreads)
         lut[e] = lut_entry(t, syms, e);
     __syncthreads();
-    if (b >= nsub)
-        return;
-    const uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
-    const uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
-    const uint32_t from = b * LZ_SUB_SYMBOLS;
-    const uint32_t count =
-        n - from < LZ_SUB_SYMBOLS ? n - from : LZ_SUB_SYMBOLS;
-    if (!decode_sub(&t, lut, syms, a.src + cd->data_at + sub_off[b],
-                    sub_bits[b], w.codes + sp.first + from, count))
-        mark_bad(cd);
+    uint32_t zeros = 0;
+    if (b < nsub) {
+        const uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
+        const uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
+        const uint32_t from = b * LZ_SUB_SYMBOLS;
+        const uint32_t count =
+            n - from < LZ_SUB_SYMBOLS ? n - from : LZ_SUB_SYMBOLS;
+        const int32_t R = (int32_t)a.expect.codec_params[0];
+        if (!decode_sub(t, lut, syms, a.src + cd->data_at + sub_off[b],
+                        sub_bits[b], R, w.q + sp.first + from, count, &zeros))
+            mark_bad(cd);
+    }
+    zeros = __reduce_add_sync(FZ_FULL_MASK, zeros);
+    if ((threadIdx.x & 31) == 0 && zeros)
+        atomicAdd(&cd->zeros, zeros);
 }
 
 /* Grid (chunks, tiles) of kTileThreads: the tile's values [lo, hi). */
@@ -610,19 +755,23 @@ __device__ uint32_t chunk_n(const fz_gpu_args &a) {
     return chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype)).n;
 }
 
-/* RLE: each value's code from the last run starting at or before it. */
+/* RLE: each value's residual from the last run starting at or before it,
+ * zero codes counted per chunk. */
 __global__ void __launch_bounds__(kTileThreads)
     decode_runs_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ uint32_t sums[kTileThreads / 32];
     ChunkDecode *cd;
     if (!chunk_live(w, &cd) || cd->flow != LZ_FLOW_RLE)
         return;
     TileSpan ts;
     if (!tile_of(a, chunk_n(a), &ts))
         return;
+    const int32_t R = (int32_t)a.expect.codec_params[0];
     const uint32_t *aux = w.aux + ts.sp.first;
-    const int32_t *syms = w.q + ts.sp.first;
-    uint16_t *codes = w.codes + ts.sp.first;
+    const uint16_t *syms = w.codes + ts.sp.first;
+    int32_t *v = w.q + ts.sp.first;
     const uint32_t runs = cd->runs; /* >= 1: the runs cover n >= 1 */
+    uint32_t zeros = 0;
     for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
         uint32_t lo = 0, hi = runs - 1;
         while (lo < hi) {
@@ -632,36 +781,17 @@ __global__ void __launch_bounds__(kTileThreads)
             else
                 hi = mid - 1;
         }
-        codes[i] = (uint16_t)syms[lo];
-    }
-}
-
-/* Residuals code - R (the RLE symbols in q are read above, done), and
- * the zero codes counted. */
-__global__ void __launch_bounds__(kTileThreads)
-    decode_residual_kernel(const fz_gpu_args a, const Work w) {
-    __shared__ uint32_t sums[kTileThreads / 32];
-    ChunkDecode *cd;
-    if (!chunk_live(w, &cd))
-        return;
-    TileSpan ts;
-    if (!tile_of(a, chunk_n(a), &ts))
-        return;
-    const int32_t R = (int32_t)a.expect.codec_params[0];
-    const uint16_t *codes = w.codes + ts.sp.first;
-    int32_t *v = w.q + ts.sp.first;
-    uint32_t zeros = 0;
-    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
-        zeros += codes[i] == 0;
-        v[i] = (int32_t)codes[i] - R;
+        zeros += syms[lo] == 0;
+        v[i] = (int32_t)syms[lo] - R;
     }
     zeros = tile_sum(zeros, sums);
     if (threadIdx.x == 0 && zeros)
         atomicAdd(&cd->zeros, zeros);
 }
 
-/* Outliers: indices strictly increasing, in range, on zero codes, deltas
- * outside the radius; the residual replaced. */
+/* Outliers: indices strictly increasing, in range, on zero codes (the
+ * residual -R), deltas outside the radius; the residual replaced. Each
+ * index is read and written by one thread only. */
 __global__ void __launch_bounds__(kTileThreads)
     decode_outlier_kernel(const fz_gpu_args a, const Work w) {
     ChunkDecode *cd;
@@ -672,7 +802,6 @@ __global__ void __launch_bounds__(kTileThreads)
         return;
     const uint32_t n = ts.sp.n, R = a.expect.codec_params[0];
     const uint8_t *outl = a.src + cd->lists_at;
-    const uint16_t *codes = w.codes + ts.sp.first;
     int32_t *v = w.q + ts.sp.first;
     bool bad = false;
     for (uint32_t k = ts.lo + threadIdx.x; k < ts.hi; k += kTileThreads) {
@@ -680,7 +809,7 @@ __global__ void __launch_bounds__(kTileThreads)
         const int32_t delta = (int32_t)fz_load32(outl + 8ull * k + 4);
         const bool ok = idx < n && lz_code_of(delta, R) == 0 &&
                         (k == 0 || idx > fz_load32(outl + 8ull * (k - 1)));
-        if (ok && codes[idx] == 0)
+        if (ok && v[idx] == -(int32_t)R)
             v[idx] = delta;
         else
             bad = true;
@@ -689,8 +818,9 @@ __global__ void __launch_bounds__(kTileThreads)
         mark_bad(cd);
 }
 
-/* Partial sums along one axis over the whole array, restarting at tile
- * borders (chunks are whole slabs, so no segment crosses a chunk): `segs`
+/* Partial sums along y or z over the whole array (a thread per column of
+ * a tile: neighbouring threads read neighbouring values), restarting at
+ * tile borders (chunks are whole slabs, so no segment crosses a chunk): `segs`
  * segments, segment k has len(k) values `stride` apart from start(k)
  * (wrapping arithmetic, as on the CPU). Chunks not being decoded are
  * skipped. */
@@ -715,15 +845,54 @@ __global__ void __launch_bounds__(kTileThreads)
     }
 }
 
-struct SegX { /* rows of X values, tiles of tx */
-    uint64_t X, xsegs;
-    uint32_t tx;
-    __device__ void operator()(uint64_t k, uint64_t *st, uint32_t *len) const {
-        const uint64_t r = k / xsegs, x0 = (k % xsegs) * tx;
-        *st = r * X + x0;
-        *len = (uint32_t)(X - x0 < tx ? X - x0 : tx);
+/* The x pass: warp shuffle scans over coalesced rows. Segment k of the x
+ * tiles (row k / xsegs, x from (k % xsegs) tx, len min(tx, X - x0)) is
+ * scanned by a group of W = min(tx, 32) lanes, tx / W steps carrying the
+ * running sum; a warp takes 32 / W segments (tx 16: two per warp). */
+__global__ void __launch_bounds__(kTileThreads)
+    prefix_x_kernel(const Work w, uint64_t chunk_values, uint64_t segs,
+                    uint64_t X, uint64_t xsegs, uint32_t tx) {
+    const uint32_t W = tx < 32 ? tx : 32u, lane = threadIdx.x & 31;
+    const uint64_t warp =
+        ((uint64_t)blockIdx.x * kTileThreads + threadIdx.x) / 32;
+    const uint64_t k = warp * (32 / W) + lane / W;
+    const uint32_t pos = lane % W;
+    uint64_t start = 0;
+    uint32_t len = 0; /* 0: nothing for this lane, it still shuffles */
+    if (k < segs) {
+        const uint64_t x0 = (k % xsegs) * tx;
+        start = k / xsegs * X + x0;
+        if (w.dec[start / chunk_values].state == kDecodeOk)
+            len = (uint32_t)(X - x0 < tx ? X - x0 : tx);
     }
-};
+    int32_t *v = w.q + start;
+    uint32_t carry = 0;
+    for (uint32_t j = pos; j - pos < tx; j += W) { /* warp-uniform trips */
+        uint32_t x = j < len ? (uint32_t)v[j] : 0u;
+        for (uint32_t d = 1; d < W; d <<= 1) {
+            const uint32_t y = __shfl_up_sync(FZ_FULL_MASK, x, d, W);
+            if (pos >= d)
+                x += y;
+        }
+        x += carry;
+        if (j < len)
+            v[j] = (int32_t)x;
+        carry = __shfl_sync(FZ_FULL_MASK, x, W - 1, W);
+    }
+}
+
+cudaError_t launch_prefix_x(const Work &w, uint64_t chunk_values, uint64_t X,
+                            uint64_t rows, uint32_t tx, cudaStream_t stream) {
+    const uint64_t xsegs = (X + tx - 1) / tx, segs = rows * xsegs;
+    if (segs == 0)
+        return cudaSuccess;
+    const uint32_t per_warp = 32 / (tx < 32 ? tx : 32u);
+    const uint64_t warps = (segs + per_warp - 1) / per_warp;
+    const uint64_t blocks = (warps * 32 + kTileThreads - 1) / kTileThreads;
+    prefix_x_kernel<<<(unsigned)blocks, kTileThreads, 0, stream>>>(
+        w, chunk_values, segs, X, xsegs, tx);
+    return cudaGetLastError();
+}
 
 struct SegY { /* planes of Y rows, tiles of ty rows */
     uint64_t X, Y, ysegs;
@@ -764,13 +933,10 @@ cudaError_t partial_sums(const fz_header &h, const Work &w,
     const uint32_t es = fz_dtype_size(h.dtype);
     const uint64_t n = h.original_bytes / es, cv = h.chunk_bytes / es;
     const lz_geom g = lz_geometry(&h);
-    if (g.pd == 1) {
-        SegX sx = {n, (n + LZ_TILE1 - 1) / LZ_TILE1, LZ_TILE1};
-        return launch_prefix(w, cv, sx.xsegs, 1, sx, stream);
-    }
+    if (g.pd == 1)
+        return launch_prefix_x(w, cv, n, 1, LZ_TILE1, stream);
     const uint64_t X = g.X, rows = n / X;
-    SegX sx = {X, (X + g.tx - 1) / g.tx, g.tx};
-    cudaError_t err = launch_prefix(w, cv, rows * sx.xsegs, 1, sx, stream);
+    cudaError_t err = launch_prefix_x(w, cv, X, rows, g.tx, stream);
     const uint64_t Y = g.pd == 2 ? rows : g.Y;
     const uint64_t planes = rows / Y;
     SegY sy = {X, Y, (Y + g.ty - 1) / g.ty, g.ty};
@@ -1630,7 +1796,6 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
         return err;
     decode_huffman_kernel<<<per_sub, kSubThreads, 0, stream>>>(*a, w);
     decode_runs_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
-    decode_residual_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     decode_outlier_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     err = cudaGetLastError();
     if (err == cudaSuccess)
