@@ -192,34 +192,6 @@ __device__ uint32_t nonzero4(uint32_t word) {
            (uint32_t)((word & 0xFF000000u) != 0) << 3;
 }
 
-/* Writes a dense 128-byte plane at dst (any alignment; lane L holds its
- * bytes 4L..4L+3 in word) with 32-bit stores: aligned word j (j = 1..31)
- * of the plane's span is the top bytes of lane j - 1's word and the bottom
- * bytes of lane j's; the partial words at both ends go byte by byte, so no
- * byte outside the plane is written. */
-__device__ void store_plane_words(uint8_t *dst, uint32_t word) {
-    const uint32_t lane = threadIdx.x & 31;
-    const uint32_t mis = (uint32_t)((uintptr_t)dst & 3u);
-    uint32_t *aligned = reinterpret_cast<uint32_t *>(dst - mis);
-    if (mis == 0) { /* warp-uniform */
-        aligned[lane] = word;
-        return;
-    }
-    const uint32_t shift = 8 * mis;
-    const uint32_t prev = __shfl_up_sync(FZ_FULL_MASK, word, 1);
-    if (lane > 0) {
-        aligned[lane] = prev >> (32 - shift) | word << shift;
-    } else {
-        for (uint32_t r = 0; r < 4 - mis; r++)
-            dst[r] = (uint8_t)(word >> (8 * r));
-    }
-    if (lane == 31) {
-        uint8_t *tail = reinterpret_cast<uint8_t *>(aligned + 32);
-        for (uint32_t r = 0; r < mis; r++)
-            tail[r] = (uint8_t)(word >> (8 * (4 - mis + r)));
-    }
-}
-
 /* The table entry of chunk c, its share of the table hash, and the look-
  * back: returns the chunk's offset in the payload (every lane). */
 __device__ unsigned long long publish_chunk(const fz_gpu_args &a, uint64_t c,
@@ -625,9 +597,6 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
                         out[o++] = (uint8_t)byte;
                 }
                 pos += M + total;
-            } else if (B == 32 * 4) { /* a whole plane: a word per lane */
-                store_plane_words(out + pos, word);
-                pos += B;
             } else {
 #pragma unroll
                 for (int r = 0; r < 4; r++) {
