@@ -252,13 +252,14 @@ __device__ __forceinline__ uint32_t stage_slot(uint32_t i) {
 }
 
 /* Blocks per SM that the register budget is cut to fit (an SM has 64 Ki
- * registers, a block 128 threads): 32 warps for f32 (<= 64 registers), 16
- * for f64 (128); shared memory (the stage, 4.1 / 8.3 KiB per warp) allows
- * more. ptxas -v: no spills but a few words in the f64 encoder's transform
- * (bench/NOTES.md, F10). */
+ * registers, a block 128 threads): 24 warps for the f32 encoder (<= 85
+ * registers), 32 for the f32 decoder (64), 16 for f64 (128); shared
+ * memory (the stage, 4.1 / 8.3 KiB per warp) allows more. ptxas -v: no
+ * spills but a few words in the f64 encoder's transform (bench/NOTES.md,
+ * F10). */
 template <typename T> struct MinBlocks;
 template <> struct MinBlocks<uint32_t> {
-    static constexpr int encode = 8, decode = 8;
+    static constexpr int encode = 6, decode = 8;
 };
 template <> struct MinBlocks<uint64_t> {
     static constexpr int encode = 4, decode = 4;
