@@ -526,29 +526,15 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
         /* 3. the size: every plane's cheaper storage */
         uint64_t sparse_mask = 0;
         uint32_t size = FALCON_HEAD_BYTES + first_len + nflags;
-        /* four planes per reduction: a lane's nonzero bytes of each (0..4)
-         * in one byte of a word, whose warp sum (<= 128 per byte) carries
-         * into no other byte */
-        for (uint32_t q0 = 0; q0 < width; q0 += 4) {
-            uint32_t packed = 0;
-#pragma unroll
-            for (uint32_t j = 0; j < 4; j++)
-                if (q0 + j < width)
-                    packed |=
-                        (uint32_t)__popc(nonzero4(planes[32 * (q0 + j) + lane]))
-                        << (8 * j);
-            const uint32_t sums = __reduce_add_sync(FZ_FULL_MASK, packed);
-#pragma unroll
-            for (uint32_t j = 0; j < 4; j++) {
-                const uint32_t nnz = (sums >> (8 * j)) & 0xFFu;
-                if (q0 + j >= width)
-                    break;
-                if (falcon_sparse(B, nnz)) {
-                    sparse_mask |= 1ull << (q0 + j);
-                    size += M + nnz;
-                } else {
-                    size += B;
-                }
+        for (uint32_t q = width; q-- > 0;) {
+            const uint32_t word = planes[32 * q + lane];
+            const uint32_t nnz =
+                __reduce_add_sync(FZ_FULL_MASK, __popc(nonzero4(word)));
+            if (falcon_sparse(B, nnz)) {
+                sparse_mask |= 1ull << q;
+                size += M + nnz;
+            } else {
+                size += B;
             }
         }
         const bool verbatim = size >= raw;
