@@ -43,15 +43,11 @@ template <> struct FW<uint32_t> {
     static __device__ void scan_add(falcon_scan *s, uint32_t b) {
         falcon_scan_add32(s, b);
     }
-    static __device__ double fits_pre(uint32_t b, double p, int *ok) {
-        return falcon_fits32_pre(b, p, ok);
-    }
-    static __device__ int fits_post(uint32_t b, double p, double r, int ok,
-                                    uint64_t *mag) {
+    static __device__ int fits(uint32_t b, double p, uint64_t *mag) {
         uint32_t m;
-        const int fit = falcon_fits32_post(b, p, r, ok, &m);
+        const int ok = falcon_fits32(b, p, &m);
         *mag = m;
-        return fit;
+        return ok;
     }
     static __device__ bool mag_not10(uint64_t mag) {
         return (uint32_t)mag % 10u != 0; /* mag < 10^6 */
@@ -99,12 +95,8 @@ template <> struct FW<uint64_t> {
     static __device__ void scan_add(falcon_scan *s, uint64_t b) {
         falcon_scan_add64(s, b);
     }
-    static __device__ double fits_pre(uint64_t b, double p, int *ok) {
-        return falcon_fits64_pre(b, p, ok);
-    }
-    static __device__ int fits_post(uint64_t b, double p, double r, int ok,
-                                    uint64_t *mag) {
-        return falcon_fits64_post(b, p, r, ok, mag);
+    static __device__ int fits(uint64_t b, double p, uint64_t *mag) {
+        return falcon_fits64(b, p, mag);
     }
     static __device__ bool mag_not10(uint64_t mag) {
         return mag % 10u != 0;
@@ -416,30 +408,16 @@ __device__ GuessResult try_scale(const T *stage, uint32_t n, int guess) {
     const uint32_t lane = threadIdx.x & 31;
     const double p = falcon_pow10(guess);
     bool witness = guess == 0;
-    /* kRows rows per vote, the values' steps in two halves (all but the
-     * divisions, then the divisions) with no branch between the values, so
-     * that their latencies overlap; past n a value is +0.0, which fits */
-    constexpr uint32_t kRows = 4;
 #pragma unroll 1
-    for (uint32_t i0 = 0; i0 < n; i0 += 32 * kRows) {
-        T v[kRows];
-        double r[kRows];
-        int ok[kRows];
-#pragma unroll
-        for (uint32_t h = 0; h < kRows; h++) {
-            const uint32_t i = i0 + 32 * h + lane;
-            v[h] = i < n ? stage[stage_slot(i)] : (T)0;
-            r[h] = F::fits_pre(v[h], p, &ok[h]);
-        }
-        bool fit = true, not10 = false;
-#pragma unroll
-        for (uint32_t h = 0; h < kRows; h++) {
+    for (uint32_t i0 = 0; i0 < n; i0 += 32) {
+        const uint32_t i = i0 + lane;
+        bool fit = true;
+        if (i < n) {
             uint64_t mag;
-            fit &= F::fits_post(v[h], p, r[h], ok[h], &mag) != 0;
+            fit = F::fits(stage[stage_slot(i)], p, &mag);
             if (!witness)
-                not10 |= F::mag_not10(mag);
+                witness = F::mag_not10(mag);
         }
-        witness |= not10;
         if (!__all_sync(FZ_FULL_MASK, fit))
             return kTooSmall;
     }

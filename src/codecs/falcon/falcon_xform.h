@@ -219,65 +219,27 @@ static FZ_HD int falcon_dp32(uint32_t bits, uint32_t *mag) {
 
 /* Whether the search accepts the value at a = A, p = 10^A, A <= AMAX
  * (+0.0: yes, *mag = 0; exceptions: no): one step instead of the search.
- * See falcon_scan for what it tells about the chunk. The step's conditions
- * (falcon_step64/32: t < 10^D, d < t 2^-51 or 2^-23, r < 10^D, the division
- * gives v back) are all evaluated and and-ed, without branches, in two
- * halves (falcon_fits*_pre: all but the division; falcon_fits*_post) so
- * that a GPU warp can overlap the steps of several values; operations on
- * an exception's bits (NaN, infinity, subnormal) are harmless and masked,
- * and r is converted only when it is below 10^D (else it is 0). */
-static FZ_HD double falcon_fits64_pre(uint64_t bits, double p, int *ok) {
-    const double limit = (double)FALCON_LIMIT64;
+ * See falcon_scan for what it tells about the chunk. */
+static FZ_HD int falcon_fits64(uint64_t bits, double p, uint64_t *mag) {
+    *mag = 0;
+    if (bits == 0)
+        return 1;
     const uint64_t abs = bits & 0x7FFFFFFFFFFFFFFFull;
     const uint32_t e = (uint32_t)(abs >> 52);
-    const double t = falcon_mul(falcon_as_double(abs), p);
-    const double r = falcon_round(t);
-    const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
-    const int small = r < limit;
-    *ok = (e != 0) & (e != 0x7FF) & (t < limit) & (d < falcon_mul(t, 0x1p-51)) &
-          small;
-    return small ? r : 0.0;
-}
-
-static FZ_HD int falcon_fits64_post(uint64_t bits, double p, double r, int ok,
-                                    uint64_t *mag) {
-    const double v = falcon_as_double(bits & 0x7FFFFFFFFFFFFFFFull);
-    ok &= falcon_div(r, p) == v;
-    *mag = ok ? (uint64_t)r : 0;
-    return ok | (bits == 0);
-}
-
-static FZ_HD int falcon_fits64(uint64_t bits, double p, uint64_t *mag) {
-    int ok;
-    const double r = falcon_fits64_pre(bits, p, &ok);
-    return falcon_fits64_post(bits, p, r, ok, mag);
-}
-
-static FZ_HD double falcon_fits32_pre(uint32_t bits, double p, int *ok) {
-    const double limit = (double)FALCON_LIMIT32;
-    const uint32_t abs = bits & 0x7FFFFFFFu;
-    const uint32_t e = abs >> 23;
-    const double t = falcon_mul((double)falcon_as_float(abs), p);
-    const double r = falcon_round(t);
-    const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
-    const int small = r < limit;
-    *ok = (e != 0) & (e != 0xFF) & (t < limit) & (d < falcon_mul(t, 0x1p-23)) &
-          small;
-    return small ? r : 0.0;
-}
-
-static FZ_HD int falcon_fits32_post(uint32_t bits, double p, double r, int ok,
-                                    uint32_t *mag) {
-    const float vf = falcon_as_float(bits & 0x7FFFFFFFu);
-    ok &= falcon_divf((float)r, (float)p) == vf;
-    *mag = ok ? (uint32_t)r : 0;
-    return ok | (bits == 0);
+    if (e == 0 || e == 0x7FF)
+        return 0;
+    return falcon_step64(falcon_as_double(abs), p, mag) > 0;
 }
 
 static FZ_HD int falcon_fits32(uint32_t bits, double p, uint32_t *mag) {
-    int ok;
-    const double r = falcon_fits32_pre(bits, p, &ok);
-    return falcon_fits32_post(bits, p, r, ok, mag);
+    *mag = 0;
+    if (bits == 0)
+        return 1;
+    const uint32_t abs = bits & 0x7FFFFFFFu;
+    const uint32_t e = abs >> 23;
+    if (e == 0 || e == 0xFF)
+        return 0;
+    return falcon_step32(falcon_as_float(abs), p, mag) > 0;
 }
 
 /* ------------------------------------------------------- chunk decision */
