@@ -8,7 +8,8 @@
  *  3. damaged small streams (every truncation, byte flips) are rejected
  *     on the GPU or decode to exactly the CPU's output;
  *  4. the code book at its edges: one and two used codes, alphabets of
- *     thousands to 65536 codes.
+ *     thousands to 65536 codes;
+ *  5. RLE chunks of over 10^5 runs, and one run of a 4-byte length.
  * Exits 77 (ctest: skipped) when no CUDA GPU is usable. */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -291,6 +292,55 @@ static void group_book(void) {
     }
 }
 
+/* q from Lorenzo residuals: the tile prefix sums along x, y, z of one
+ * 3-D slab (X x Y x 8, tiles 32 x 8 x 8), as the decoder computes them. */
+static void tile_prefix_sums(int32_t *q, uint64_t X, uint64_t Y) {
+    for (uint64_t i = 0; i < X * Y * 8; i++)
+        if (i % X % 32)
+            q[i] += q[i - 1];
+    for (uint64_t i = 0; i < X * Y * 8; i++)
+        if ((i / X) % Y % 8)
+            q[i] += q[i - X];
+    for (uint64_t i = X * Y; i < X * Y * 8; i++)
+        q[i] += q[i - X * Y];
+}
+
+/* RLE-coded chunks: one slab of 4 Mi values whose residuals are runs of 1
+ * to 60 values of -1, 0 or 1, neighbours different (about 1.4e5 runs:
+ * RLE's ~3 bytes per run beat Huffman's ~1.6 bits per value), and one of zeros
+ * (a single run of 2^22 values: a 4-byte LEB128 length; 5 bytes need 2^28
+ * values, more than a chunk holds). Values q * 2eb are exact, so the quantizer
+ * returns q. */
+static void group_rle(void) {
+    const uint64_t X = 1024, Y = 512, n = X * Y * 8;
+    const uint64_t dims[3] = {X, Y, 8};
+    const double eb = 0x1p-10;
+    int32_t *q = (int32_t *)tu_xmalloc(n * sizeof *q);
+    float *src = (float *)tu_xmalloc(n * sizeof *src);
+    tu_rng r = tu_rng_make(123);
+    for (int k = 0; k < 2; k++) {
+        int32_t d = 0;
+        for (uint64_t i = 0; i < n;) { /* neighbouring runs differ */
+            const uint64_t len = 1 + tu_below(&r, 60);
+            d = k == 0 ? (d + 2 + (int32_t)tu_below(&r, 2)) % 3 - 1 : 0;
+            for (uint64_t j = 0; j < len && i < n; j++)
+                q[i++] = d;
+        }
+        tile_prefix_sums(q, X, Y);
+        for (uint64_t i = 0; i < n; i++)
+            src[i] = (float)((double)q[i] * 2 * eb);
+        tu_context("rle case %d", k);
+        fz_params p = lz_params(FZ_F32, 3, dims, FZ_MODE_ABS, eb, 0);
+        size_t size = 0;
+        uint8_t *s = tu_compress(&p, src, &size);
+        CHECK(size < n / 4); /* coded, not verbatim */
+        free(s);
+        run_case(&p, src);
+    }
+    free(src);
+    free(q);
+}
+
 /* Damaged small streams: a status, or exactly the CPU's output. */
 static void damaged(const uint8_t *stream, size_t size, const void *want,
                     size_t bytes) {
@@ -365,6 +415,8 @@ int main(int argc, char **argv) {
         group_book();
     if (all || !strcmp(group, "damage"))
         group_damage();
+    if (all || !strcmp(group, "rle"))
+        group_rle();
     printf("test_gpu_lorenzo %s: %u cases passed\n", group, cases_run);
     return 0;
 }

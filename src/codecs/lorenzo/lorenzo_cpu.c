@@ -233,8 +233,8 @@ static void quant_codes(lz_work *w, uint64_t n, uint32_t radius) {
     }
 }
 
-/* Exact size of the run-length coding: u32 runs, then per run a u16
- * symbol and the LEB128 length (3 bytes, plus one per 7 bits beyond the
+/* Exact size of the run-length coding: u32 runs, then a u16 symbol and a
+ * LEB128 length per run (3 bytes, plus one per 7 bits beyond the
  * first 7). Branch-free over the values: a run ends where the code
  * changes, and short runs of varying length would defeat the predictor. */
 static uint64_t rle_size(const uint16_t *codes, uint64_t n, uint64_t *runs) {
@@ -258,22 +258,23 @@ static uint64_t rle_size(const uint16_t *codes, uint64_t n, uint64_t *runs) {
     return 4 + 3 * r + extra;
 }
 
+/* u32 runs, the codes of all runs, then their LEB128 lengths. */
 static uint8_t *write_rle(uint8_t *p, const uint16_t *codes, uint64_t n,
                           uint64_t runs) {
     fz_store32(p, (uint32_t)runs);
-    p += 4;
+    uint8_t *code = p + 4, *leb = code + 2 * runs;
     for (uint64_t i = 0; i < n;) {
         uint64_t j = i + 1;
         while (j < n && codes[j] == codes[i])
             j++;
-        fz_store16(p, codes[i]);
-        p += 2;
+        fz_store16(code, codes[i]);
+        code += 2;
         for (uint64_t len = j - i; len >= 128; len >>= 7)
-            *p++ = (uint8_t)(0x80 | (len & 0x7F));
-        *p++ = (uint8_t)((j - i) >> (7 * (lz_leb_bytes(j - i) - 1)));
+            *leb++ = (uint8_t)(0x80 | (len & 0x7F));
+        *leb++ = (uint8_t)((j - i) >> (7 * (lz_leb_bytes(j - i) - 1)));
         i = j;
     }
-    return p;
+    return leb;
 }
 
 static uint8_t *write_lists(uint8_t *p, const fz_header *h, const void *src,
@@ -350,27 +351,6 @@ static size_t lorenzo_encode_chunk(const fz_header *h, const void *src,
 }
 
 /* --------------------------------------------------------- decoding */
-static int read_rle(const uint8_t *p, const uint8_t *end, uint16_t *codes,
-                    uint64_t n, uint32_t nsym) {
-    if (end - p < 4)
-        return FZS_CORRUPT_CHUNK;
-    const uint64_t runs = fz_load32(p);
-    p += 4;
-    uint64_t at = 0;
-    uint32_t prev = UINT32_MAX;
-    for (uint64_t r = 0; r < runs; r++) {
-        uint32_t sym;
-        uint64_t len;
-        if (!lz_rle_record(&p, end, nsym, prev, n - at, &sym, &len))
-            return FZS_CORRUPT_CHUNK;
-        for (uint64_t i = 0; i < len; i++)
-            codes[at + i] = (uint16_t)sym;
-        at += len;
-        prev = sym;
-    }
-    return at == n && p == end ? FZS_OK : FZS_CORRUPT_CHUNK;
-}
-
 /* Outliers and exceptions: indices strictly increasing and in range;
  * outlier residuals outside the radius (else they would be codes). */
 static int check_lists(const uint8_t *p, uint64_t nout, uint64_t nexc,
@@ -474,7 +454,7 @@ static int decode_chunk(const fz_header *h, const uint8_t *src, size_t size,
     int s = check_lists(outliers, nout, nexc, n, es, radius);
     if (s == FZS_OK)
         s = src[0] == LZ_FLOW_RLE
-                ? read_rle(payload, src + size, codes, n, 2 * radius)
+                ? lz_rle_read(payload, src + size, codes, n, 2 * radius)
                 : lz_huff_read(payload, (size_t)(src + size - payload), codes,
                                n, 2 * radius, w->len, w->syms);
     if (s == FZS_OK)

@@ -20,12 +20,15 @@
  *      by its block in shared memory (codes at scanned bit offsets), or
  *      the verbatim input.
  * Decompression: a head kernel, one block per chunk, checks the stream
- * and the chunk head, copies verbatim chunks and parses the code table
- * (or the RLE runs, one thread); then grid kernels over (chunk, tile):
- * Huffman sub-blocks (one thread each, an LZ_LUT_BITS table in shared
- * memory), run expansion, residuals, outliers, the x, y, z tile prefix
- * sums over the whole array, values and exceptions (with the checksum
- * terms summed per chunk), and a per-chunk check at the end. Chunks of a
+ * and the chunk head, copies verbatim chunks, parses the code table (one
+ * thread, shared memory) and scans the sub-block sizes (or reads the RLE
+ * head); then grid kernels over (chunk, tile): Huffman sub-blocks (one
+ * thread each, an LZ_LUT_BITS table in shared memory) straight to
+ * residuals; RLE runs from tiles of length bytes (counts and sums per
+ * tile, scanned per chunk, then each run's start) and their expansion;
+ * outliers; the x (warp scans), y, z tile prefix sums over the whole
+ * array; values and exceptions (with the checksum terms summed per
+ * chunk), and a per-chunk check at the end. Chunks of a
  * 3-D field are whole slabs of 8 planes (often only tens of chunks), so
  * one block per chunk would leave most SMs idle. Rules: lorenzo_xform.h and
  * docs/FORMAT.md section 12. */
@@ -69,7 +72,9 @@ enum : uint32_t { kDecodeOk = 0, kDecodeDone = 1, kDecodeFailed = 2 };
 struct ChunkDecode {
     lz_huff_table t;
     unsigned long long lists_at; /* outlier list, bytes into a.src */
-    unsigned long long data_at;  /* Huffman sub-blocks, bytes into a.src */
+    unsigned long long data_at;  /* Huffman sub-blocks or RLE codes */
+    unsigned long long lens_at;  /* RLE lengths, bytes into a.src */
+    uint32_t lens_bytes;
     unsigned long long ebx2_bits;
     uint32_t state, flow, nout, nexc, runs, want;
     uint32_t hash, zeros, bad, check;
@@ -346,29 +351,23 @@ struct __align__(16) DecodeShared {
     unsigned long long lists;
 };
 
-/* Parses the RLE stream (one thread): run starts into aux, symbols into
- * syms; false when malformed (the CPU's rules). */
-__device__ bool parse_rle(const uint8_t *p, const uint8_t *end, uint32_t n,
-                          uint32_t nsym, uint32_t *aux, uint16_t *syms,
-                          uint32_t *runs_out) {
-    if (end - p < 4)
+/* The RLE stream's head (one thread): the run count and where the codes
+ * and the lengths are; the necessary conditions a thread can check: every
+ * run has one code and 1..LZ_LEB_MAX length bytes, the last byte ends a
+ * length. The rest is checked by the RLE grid kernels. */
+__device__ bool parse_rle_head(const uint8_t *p, uint64_t plen, uint32_t n,
+                               uint32_t *runs, uint32_t *lens_bytes) {
+    if (plen < 4)
         return false;
-    const uint64_t runs = fz_load32(p);
-    p += 4;
-    uint64_t at = 0;
-    uint32_t prev = UINT32_MAX;
-    for (uint64_t r = 0; r < runs; r++) {
-        uint32_t sym;
-        uint64_t len;
-        if (!lz_rle_record(&p, end, nsym, prev, n - at, &sym, &len))
-            return false;
-        aux[r] = (uint32_t)at; /* r < n: every run has a value */
-        syms[r] = (uint16_t)sym;
-        at += len;
-        prev = sym;
-    }
-    *runs_out = (uint32_t)runs;
-    return at == n && p == end;
+    const uint64_t r = fz_load32(p);
+    if (r == 0 || r > n || (plen - 4) / 2 < r)
+        return false;
+    const uint64_t lb = plen - 4 - 2 * r;
+    if (lb < r || lb > LZ_LEB_MAX * r || (p[plen - 1] & 0x80))
+        return false;
+    *runs = (uint32_t)r;
+    *lens_bytes = (uint32_t)lb;
+    return true;
 }
 
 /* Alphabets up to this size parse their code table in shared memory. */
@@ -508,12 +507,11 @@ __global__ void __launch_bounds__(kThreads)
     /* the code stream */
     const uint8_t *payload = in + LZ_CHUNK_HEAD + sh.lists;
     const uint64_t plen = size - LZ_CHUNK_HEAD - sh.lists;
-    uint64_t d = 0;
-    uint32_t runs = 0;
+    uint64_t d = 4; /* RLE: the codes after the run count */
+    uint32_t runs = 0, lens_bytes = 0;
     if (ok && sh.flow == LZ_FLOW_RLE) {
         if (threadIdx.x == 0)
-            ok = parse_rle(payload, payload + plen, n, S, w.aux + sp.first,
-                           w.codes + sp.first, &runs);
+            ok = parse_rle_head(payload, plen, n, &runs, &lens_bytes);
     } else if (ok) {
         ok = parse_huffman(payload, plen, n, S, book_of(w, c), &cd.t,
                            w.sub_bits + c * w.subs_per_chunk,
@@ -525,6 +523,8 @@ __global__ void __launch_bounds__(kThreads)
         const uint64_t lists_at = a.payload_off + off + LZ_CHUNK_HEAD;
         cd.lists_at = lists_at;
         cd.data_at = lists_at + sh.lists + d;
+        cd.lens_at = cd.data_at + 2ull * runs;
+        cd.lens_bytes = lens_bytes;
         cd.ebx2_bits = 0;
         const double ebx2 = lz_ebx2(double_of(h.bound_eff_bits));
         memcpy(&cd.ebx2_bits, &ebx2, sizeof ebx2);
@@ -1449,6 +1449,170 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+/* ------------------------------------------------ RLE decoding (grid) */
+/* Length bytes per thread and per tile: 5 x kTile bytes, so a chunk has
+ * at most as many tiles of lengths as of values (lengths <= 5 runs). */
+constexpr uint32_t kLebPerThread = 20;
+constexpr uint32_t kLebTile = kThreads * kLebPerThread;
+static_assert(kLebTile == LZ_LEB_MAX * kTile, "length tiles");
+
+/* The RLE chunk of a grid block (blockIdx.x) and its tile of lengths
+ * (blockIdx.y); false when there is none. */
+__device__ bool leb_tile(const Work &w, ChunkDecode **cd, uint32_t *lo,
+                         uint32_t *hi) {
+    if (!chunk_live(w, cd) || (*cd)->flow != LZ_FLOW_RLE)
+        return false;
+    const uint32_t bytes = (*cd)->lens_bytes, t = blockIdx.y * kLebTile;
+    *lo = t + threadIdx.x * kLebPerThread;
+    *hi = bytes - *lo < kLebPerThread ? bytes : *lo + kLebPerThread;
+    if (*lo > bytes)
+        *lo = *hi = bytes;
+    return t < bytes;
+}
+
+/* The lengths ending in bytes [lo, hi) of the lengths region (a length
+ * ends at a byte with the high bit clear and starts after the previous
+ * one): visit(value), the value 0 when it is not a valid LEB128 of at most
+ * LZ_LEB_MAX bytes, or exceeds n. Returns false after such a length. */
+template <typename F>
+__device__ bool leb_each(const uint8_t *lens, uint32_t lo, uint32_t hi,
+                         uint32_t n, F visit) {
+    bool ok = true;
+    for (uint32_t q = lo; q < hi; q++) {
+        if (lens[q] & 0x80)
+            continue;
+        uint32_t k = 0; /* continuation bytes before q, up to one too many */
+        while (k < LZ_LEB_MAX && k < q && (lens[q - k - 1] & 0x80))
+            k++;
+        uint64_t v = lz_leb_value(lens + q - k, k + 1);
+        if (v == 0 || v > n) {
+            ok = false;
+            v = 0;
+        }
+        visit((uint32_t)v);
+    }
+    return ok;
+}
+
+/* The number and the sum of the lengths ending in bytes [lo, hi). */
+__device__ bool leb_tally(const uint8_t *lens, uint32_t lo, uint32_t hi,
+                          uint32_t n, uint32_t *count,
+                          unsigned long long *sum) {
+    uint32_t c = 0;
+    unsigned long long t = 0;
+    const bool ok = leb_each(lens, lo, hi, n, [&](uint32_t v) {
+        c++;
+        t += v;
+    });
+    *count = c;
+    *sum = t;
+    return ok;
+}
+
+/* Block-wide sum of 64-bit terms, valid in thread 0. */
+__device__ unsigned long long block_sum64(unsigned long long x,
+                                          unsigned long long *sm) {
+    for (int d = 16; d > 0; d >>= 1)
+        x += __shfl_down_sync(FZ_FULL_MASK, x, d);
+    __syncthreads(); /* sm may still be read by a previous call */
+    if ((threadIdx.x & 31) == 0)
+        sm[threadIdx.x >> 5] = x;
+    __syncthreads();
+    if (threadIdx.x >= 32)
+        return 0;
+    x = threadIdx.x < kWarps ? sm[threadIdx.x] : 0ull;
+    for (int d = 16; d > 0; d >>= 1)
+        x += __shfl_down_sync(FZ_FULL_MASK, x, d);
+    return x;
+}
+
+/* Per tile of lengths: the lengths ending in it (tile_runs) and their sum
+ * (tile_rle, capped at n + 1: a tile of a valid chunk sums to at most n). */
+__global__ void __launch_bounds__(kThreads)
+    rle_count_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ unsigned long long sums[kWarps];
+    ChunkDecode *cd;
+    uint32_t lo, hi;
+    if (!leb_tile(w, &cd, &lo, &hi))
+        return;
+    const uint32_t n = chunk_n(a);
+    uint32_t count;
+    unsigned long long sum;
+    if (!leb_tally(a.src + cd->lens_at, lo, hi, n, &count, &sum))
+        mark_bad(cd);
+    count = (uint32_t)block_sum64(count, sums);
+    sum = block_sum64(sum, sums);
+    if (threadIdx.x == 0) {
+        *tile_slot(w, w.tile_runs) = count;
+        *tile_slot(w, w.tile_rle) = (uint32_t)(sum > n ? n + 1ull : sum);
+    }
+}
+
+/* Per RLE chunk: tile offsets of the run indices and of the run starts;
+ * the lengths must be exactly the runs and sum to n (summed in 64 bits,
+ * so the 32-bit offsets are exact whenever this holds). */
+__global__ void __launch_bounds__(kThreads)
+    rle_scan_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ Scan::TempStorage tmp;
+    __shared__ unsigned long long sums[kWarps];
+    ChunkDecode *cd;
+    if (!chunk_live(w, &cd) || cd->flow != LZ_FLOW_RLE)
+        return;
+    const uint64_t at = blockIdx.x * w.subs_per_chunk;
+    const uint32_t T = (cd->lens_bytes + kLebTile - 1) / kLebTile;
+    unsigned long long total = 0;
+    for (uint32_t k = threadIdx.x; k < T; k += kThreads)
+        total += w.tile_rle[at + k];
+    total = block_sum64(total, sums);
+    auto same = [](uint32_t x) { return x; };
+    const uint32_t runs =
+        scan_tiles(w.tile_runs + at, w.tile_runs + at, T, tmp, same);
+    scan_tiles(w.tile_rle + at, w.tile_rle + at, T, tmp, same);
+    if (threadIdx.x == 0 && (runs != cd->runs || total != chunk_n(a)))
+        mark_bad(cd);
+}
+
+/* Per tile of lengths: each run's start (its index and start from the
+ * tile offsets and block scans) into aux, its code into codes; codes in
+ * range, neighbours different. */
+__global__ void __launch_bounds__(kThreads)
+    rle_starts_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ Scan::TempStorage tmp;
+    ChunkDecode *cd;
+    uint32_t lo, hi;
+    if (!leb_tile(w, &cd, &lo, &hi))
+        return;
+    const ChunkSpan sp =
+        chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype));
+    const uint8_t *lens = a.src + cd->lens_at;
+    const uint8_t *codes = a.src + cd->data_at;
+    const uint32_t runs = cd->runs, nsym = w.nsym;
+    uint32_t count, r, start;
+    unsigned long long sum;
+    leb_tally(lens, lo, hi, sp.n, &count, &sum);
+    Scan(tmp).ExclusiveSum(count, r);
+    __syncthreads();                              /* tmp is reused */
+    Scan(tmp).ExclusiveSum((uint32_t)sum, start); /* exact for valid chunks */
+    r += *tile_slot(w, w.tile_runs);
+    start += *tile_slot(w, w.tile_rle);
+    uint32_t *aux = w.aux + sp.first;
+    uint16_t *syms = w.codes + sp.first;
+    bool bad = false;
+    leb_each(lens, lo, hi, sp.n, [&](uint32_t v) {
+        if (r < runs) { /* else the count check failed already */
+            const uint32_t sym = fz_load16(codes + 2ull * r);
+            bad |= sym >= nsym ||
+                   (r > 0 && sym == fz_load16(codes + 2ull * (r - 1)));
+            aux[r] = start;
+            syms[r] = (uint16_t)sym;
+        }
+        r++;
+        start += v;
+    });
+    if (bad)
+        mark_bad(cd);
+}
+
 /* Run starts in order into aux. */
 __global__ void __launch_bounds__(kTileThreads)
     run_starts_kernel(const fz_gpu_args a, const Work w) {
@@ -1654,13 +1818,16 @@ __global__ void __launch_bounds__(kTileThreads)
                 mine += run_bytes(aux, first + j, p.runs, n);
         uint32_t rank;
         TileScan(sh.scan).ExclusiveSum(mine, rank);
-        uint8_t *d = s + 4 + *tile_slot(w, w.tile_rle) + rank;
+        /* rank: bytes of the runs before `first` as (code, length)
+         * records; their lengths alone start 2 first bytes earlier */
+        const uint64_t leb_at = *tile_slot(w, w.tile_rle) + rank - 2ull * first;
+        uint8_t *d = s + 4 + 2ull * p.runs + leb_at;
         for (uint32_t j = 0; j < kPerThread && first + j < ts.hi; j++) {
             const uint32_t r = first + j;
             const uint32_t sym = codes[aux[r]];
             uint32_t v = (r + 1 < p.runs ? aux[r + 1] : n) - aux[r];
-            *d++ = (uint8_t)sym;
-            *d++ = (uint8_t)(sym >> 8);
+            s[4 + 2ull * r] = (uint8_t)sym;
+            s[5 + 2ull * r] = (uint8_t)(sym >> 8);
             for (; v >= 128; v >>= 7)
                 *d++ = (uint8_t)(0x80 | (v & 0x7F));
             *d++ = (uint8_t)v;
@@ -1795,6 +1962,9 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
     if (err != cudaSuccess)
         return err;
     decode_huffman_kernel<<<per_sub, kSubThreads, 0, stream>>>(*a, w);
+    rle_count_kernel<<<per_tile, kThreads, 0, stream>>>(*a, w);
+    rle_scan_kernel<<<C, kThreads, 0, stream>>>(*a, w);
+    rle_starts_kernel<<<per_tile, kThreads, 0, stream>>>(*a, w);
     decode_runs_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     decode_outlier_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     err = cudaGetLastError();

@@ -213,37 +213,75 @@ static FZ_HD uint32_t lz_leb_bytes(uint64_t v) {
     return n;
 }
 
-/* One RLE record at *pp (a u16 code, then its run length as a minimal
- * LEB128 of at most 5 bytes), read without passing end: 1 with *sym,
- * *len and *pp advanced when it is valid in a stream of nsym codes after
- * a run of code prev with `left` values still to fill (code < nsym,
- * differs from prev, 1 <= len <= left); else 0. */
-static FZ_HD int lz_rle_record(const uint8_t **pp, const uint8_t *end,
-                               uint32_t nsym, uint32_t prev, uint64_t left,
-                               uint32_t *sym, uint64_t *len) {
-    const uint8_t *p = *pp;
-    if (end - p < 3)
+/* RLE code stream: u32 runs, the u16 codes of all runs, then the LEB128
+ * lengths of all runs (7 bits per byte, low first, high bit = more). A
+ * length's last byte has the high bit clear, so the lengths split at those
+ * bytes without parsing the ones before: decoders may find the runs in
+ * parallel. */
+#define LZ_LEB_MAX 5u
+
+/* The length coded in the L bytes at p (the last with its high bit clear,
+ * the others set); 0 when it is invalid: longer than LZ_LEB_MAX bytes, not
+ * minimal (a last byte of 0 after others) or 0. */
+static FZ_HD uint64_t lz_leb_value(const uint8_t *p, uint32_t L) {
+    if (L == 0 || L > LZ_LEB_MAX || (L > 1 && p[L - 1] == 0))
         return 0;
-    const uint32_t s = fz_load16(p);
-    p += 2;
     uint64_t v = 0;
-    for (uint32_t k = 0;; k++) {
-        if (p == end || k == 5)
-            return 0;
-        const uint8_t b = *p++;
-        v |= (uint64_t)(b & 0x7F) << (7 * k);
-        if (!(b & 0x80)) {
-            if (b == 0 && k > 0) /* not minimal */
-                return 0;
-            break;
-        }
-    }
+    for (uint32_t k = 0; k < L; k++)
+        v |= (uint64_t)(p[k] & 0x7F) << (7 * k);
+    return v;
+}
+
+/* Run r of an RLE stream (codes at `codes`, the next length at *lens,
+ * lengths ending at end), read without passing end: 1 with *sym, *len and
+ * *lens advanced when it is valid in a stream of nsym codes after a run of
+ * code prev with `left` values still to fill (code < nsym, differs from
+ * prev, 1 <= len <= left, length a valid LEB128); else 0. */
+static FZ_HD int lz_rle_run(const uint8_t *codes, uint64_t r,
+                            const uint8_t **lens, const uint8_t *end,
+                            uint32_t nsym, uint32_t prev, uint64_t left,
+                            uint32_t *sym, uint64_t *len) {
+    const uint8_t *p = *lens;
+    uint32_t L = 0;
+    while (p + L < end && L < LZ_LEB_MAX && (p[L] & 0x80))
+        L++;
+    if (p + L == end || L == LZ_LEB_MAX) /* no last byte, or too long */
+        return 0;
+    const uint32_t s = fz_load16(codes + 2 * r);
+    const uint64_t v = lz_leb_value(p, L + 1);
     if (s >= nsym || s == prev || v == 0 || v > left)
         return 0;
-    *pp = p;
+    *lens = p + L + 1;
     *sym = s;
     *len = v;
     return 1;
+}
+
+/* The CPU decoder of an RLE code stream p[0..end) of n codes (alphabet
+ * nsym) into codes: FZS_OK, or FZS_CORRUPT_CHUNK for any malformed
+ * stream (run count, codes, lengths, bytes left over). */
+static inline int lz_rle_read(const uint8_t *p, const uint8_t *end,
+                              uint16_t *codes, uint64_t n, uint32_t nsym) {
+    if (end - p < 4)
+        return FZS_CORRUPT_CHUNK;
+    const uint64_t runs = fz_load32(p);
+    p += 4;
+    if (runs > n || (uint64_t)(end - p) / 2 < runs)
+        return FZS_CORRUPT_CHUNK;
+    const uint8_t *lens = p + 2 * runs;
+    uint64_t at = 0;
+    uint32_t prev = UINT32_MAX;
+    for (uint64_t r = 0; r < runs; r++) {
+        uint32_t sym;
+        uint64_t len;
+        if (!lz_rle_run(p, r, &lens, end, nsym, prev, n - at, &sym, &len))
+            return FZS_CORRUPT_CHUNK;
+        for (uint64_t i = 0; i < len; i++)
+            codes[at + i] = (uint16_t)sym;
+        at += len;
+        prev = sym;
+    }
+    return at == n && lens == end ? FZS_OK : FZS_CORRUPT_CHUNK;
 }
 
 /* ------------------------------------------- canonical Huffman codes */
