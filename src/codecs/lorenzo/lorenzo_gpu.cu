@@ -857,52 +857,73 @@ __global__ void __launch_bounds__(kTileThreads)
     }
 }
 
-/* The x pass: warp shuffle scans over coalesced rows. Segment k of the x
- * tiles (row k / xsegs, x from (k % xsegs) tx, len min(tx, X - x0)) is
- * scanned by a group of W = min(tx, 32) lanes, tx / W steps carrying the
- * running sum; a warp takes 32 / W segments (tx 16: two per warp). */
+/* The x pass: a warp per piece of kXPiece values of a row (row k / xp,
+ * x from (k % xp) kXPiece, xp pieces per row; kXPiece is a multiple of
+ * every x tile extent, so pieces hold whole segments, and chunks are whole
+ * rows, or for pd 1 whole pieces). Each lane loads its kXSteps values of the
+ * piece first (all in flight at once, each step 32 consecutive values: 128
+ * coalesced bytes), then every step is scanned by groups of W = min(tx, 32)
+ * lanes, the running sum carried over steps inside a tile (tx 256) and
+ * reset at tile starts. One division per piece and warp-uniform control
+ * (was: a warp per segment, 64-bit divisions for every value, one load in
+ * flight per lane). */
+constexpr uint32_t kXSteps = 8;
+constexpr uint32_t kXPiece = 32 * kXSteps;
+static_assert(kXPiece % LZ_TILE1 == 0 && kXPiece % LZ_TILE2 == 0 &&
+                  kXPiece % LZ_TILE3X == 0,
+              "whole x tiles per piece");
+
 __global__ void __launch_bounds__(kTileThreads)
-    prefix_x_kernel(const Work w, uint64_t chunk_values, uint64_t segs,
-                    uint64_t X, uint64_t xsegs, uint32_t tx) {
+    prefix_x_kernel(const Work w, uint64_t chunk_values, uint64_t pieces,
+                    uint64_t X, uint64_t xp, uint32_t tx) {
     const uint32_t W = tx < 32 ? tx : 32u, lane = threadIdx.x & 31;
-    const uint64_t warp =
-        ((uint64_t)blockIdx.x * kTileThreads + threadIdx.x) / 32;
-    const uint64_t k = warp * (32 / W) + lane / W;
-    const uint32_t pos = lane % W;
-    uint64_t start = 0;
-    uint32_t len = 0; /* 0: nothing for this lane, it still shuffles */
-    if (k < segs) {
-        const uint64_t x0 = (k % xsegs) * tx;
-        start = k / xsegs * X + x0;
-        if (w.dec[start / chunk_values].state == kDecodeOk)
-            len = (uint32_t)(X - x0 < tx ? X - x0 : tx);
-    }
+    const uint64_t k = ((uint64_t)blockIdx.x * kTileThreads + threadIdx.x) / 32;
+    if (k >= pieces)
+        return; /* the whole warp */
+    const uint64_t row = k / xp, x0 = (k - row * xp) * kXPiece;
+    const uint64_t start = row * X + x0;
+    if (w.dec[start / chunk_values].state != kDecodeOk)
+        return; /* the whole warp: one piece, one chunk */
+    const uint32_t len = (uint32_t)(X - x0 < kXPiece ? X - x0 : kXPiece);
     int32_t *v = w.q + start;
+    uint32_t x[kXSteps];
+#pragma unroll
+    for (uint32_t s = 0; s < kXSteps; s++) {
+        const uint32_t j = 32 * s + lane;
+        x[s] = j < len ? (uint32_t)v[j] : 0u;
+    }
+    const uint32_t pos = lane % W;
     uint32_t carry = 0;
-    for (uint32_t j = pos; j - pos < tx; j += W) { /* warp-uniform trips */
-        uint32_t x = j < len ? (uint32_t)v[j] : 0u;
+#pragma unroll
+    for (uint32_t s = 0; s < kXSteps; s++) {
+        if (((32 * s) & (tx - 1)) == 0) /* tx: a power of two */
+            carry = 0;                  /* a tile starts */
+        uint32_t y = x[s];
         for (uint32_t d = 1; d < W; d <<= 1) {
-            const uint32_t y = __shfl_up_sync(FZ_FULL_MASK, x, d, W);
+            const uint32_t u = __shfl_up_sync(FZ_FULL_MASK, y, d, W);
             if (pos >= d)
-                x += y;
+                y += u;
         }
-        x += carry;
+        y += carry;
+        x[s] = y;
+        carry = __shfl_sync(FZ_FULL_MASK, y, 31);
+    }
+#pragma unroll
+    for (uint32_t s = 0; s < kXSteps; s++) {
+        const uint32_t j = 32 * s + lane;
         if (j < len)
-            v[j] = (int32_t)x;
-        carry = __shfl_sync(FZ_FULL_MASK, x, W - 1, W);
+            v[j] = (int32_t)x[s];
     }
 }
 
 cudaError_t launch_prefix_x(const Work &w, uint64_t chunk_values, uint64_t X,
                             uint64_t rows, uint32_t tx, cudaStream_t stream) {
-    const uint64_t xsegs = (X + tx - 1) / tx, segs = rows * xsegs;
-    if (segs == 0)
+    const uint64_t xp = (X + kXPiece - 1) / kXPiece, pieces = rows * xp;
+    if (pieces == 0)
         return cudaSuccess;
-    const uint32_t per_warp = 32 / (tx < 32 ? tx : 32u);
-    const uint64_t warps = (segs + per_warp - 1) / per_warp;
-    const uint64_t blocks = (warps * 32 + kTileThreads - 1) / kTileThreads;
+    const uint64_t blocks = (pieces * 32 + kTileThreads - 1) / kTileThreads;
     prefix_x_kernel<<<(unsigned)blocks, kTileThreads, 0, stream>>>(
-        w, chunk_values, segs, X, xsegs, tx);
+        w, chunk_values, pieces, X, xp, tx);
     return cudaGetLastError();
 }
 
