@@ -3,7 +3,7 @@
  * sequence of kernels on the caller's stream:
  *   1. REL: the value range (CUB), then a 1-thread kernel resolving the
  *      enforced bound into the scratch head;
- *   2. grid kernels over (chunk, tile of LZ_SUB_SYMBOLS values), per-chunk
+ *   2. grid kernels over (chunk, tile of kTile values), per-chunk
  *      results summed by atomics: prequantization, exact bound check and
  *      checksums; quant codes and the histogram (warp-aggregated);
  *   3. the code book: the used codes sorted by (frequency, code) (CUB
@@ -11,13 +11,14 @@
  *      package-merge levels merged in parallel (lz_pm_merge, the CPU's
  *      definition cut into per-thread output ranges), lengths, canonical
  *      codes ranked in parallel;
- *   4. grid: sub-block bits and run starts per tile; per chunk: tile
+ *   4. grid: sub-block bits (kSubsPerTile Huffman sub-blocks of
+ *      LZ_SUB_SYMBOLS codes per tile) and run starts per tile; per chunk: tile
  *      offsets by block scans; grid: run starts compacted, RLE bytes per
  *      tile of runs; per chunk: the workflow, size and table entry;
  *   5. chunk offsets: a CUB exclusive scan of the sizes;
  *   6. write, grid over (chunk, tile): outliers and exceptions compacted
- *      at their tile offsets, runs at theirs, each Huffman sub-block packed
- *      by its block in shared memory (codes at scanned bit offsets), or
+ *      at their tile offsets, runs at theirs, the tile's Huffman sub-blocks
+ *      packed by its block in shared memory (codes at scanned bit offsets), or
  *      the verbatim input.
  * Decompression: a head kernel, one block per chunk, checks the stream
  * and the chunk head, copies verbatim chunks, parses the code table (one
@@ -47,6 +48,15 @@ namespace {
 
 constexpr int kThreads = 1024;
 constexpr int kWarps = kThreads / 32;
+/* Values (or list entries) per tile of the grid kernels: kSubsPerTile
+ * Huffman sub-blocks. */
+constexpr uint32_t kTile = 4096;
+constexpr uint32_t kSubsPerTile = kTile / LZ_SUB_SYMBOLS;
+static_assert(kTile % LZ_SUB_SYMBOLS == 0, "whole sub-blocks per tile");
+
+__host__ __device__ uint64_t tile_count(uint64_t n) {
+    return (n + kTile - 1) / kTile;
+}
 /* Alphabets up to this size keep their histogram in shared memory. */
 constexpr uint32_t kSharedHist = 4096;
 typedef cub::BlockScan<uint32_t, kThreads> Scan;
@@ -100,7 +110,7 @@ struct Work {
     unsigned long long *sizes, *offs;
     void *cub, *sort_tmp;
     size_t cub_bytes, sort_bytes;
-    uint64_t book_stride, subs_per_chunk;
+    uint64_t book_stride, subs_per_chunk, tiles_per_chunk;
     uint64_t sort_chunks; /* chunks per segmented sort call */
     int sort_end_bit;     /* key bits to sort: code and frequency */
     uint32_t nsym;
@@ -168,6 +178,7 @@ uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
     w->nsym = 2 * h->codec_params[0];
     w->book_stride = book_bytes(w->nsym);
     w->subs_per_chunk = lz_sub_count(cv);
+    w->tiles_per_chunk = tile_count(cv);
     uint64_t at = 0;
     auto take = [&](uint64_t bytes) {
         uint8_t *p = base ? base + at : nullptr;
@@ -191,10 +202,10 @@ uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
     w->sub_off = (uint32_t *)take(4 * C * w->subs_per_chunk);
     w->plan = (ChunkPlan *)take(sizeof(ChunkPlan) * C);
     w->acc = (ChunkAcc *)take(sizeof(ChunkAcc) * C);
-    w->tile_out = (uint32_t *)take(4 * C * w->subs_per_chunk);
-    w->tile_exc = (uint32_t *)take(4 * C * w->subs_per_chunk);
-    w->tile_runs = (uint32_t *)take(4 * C * w->subs_per_chunk);
-    w->tile_rle = (uint32_t *)take(4 * C * w->subs_per_chunk);
+    w->tile_out = (uint32_t *)take(4 * C * w->tiles_per_chunk);
+    w->tile_exc = (uint32_t *)take(4 * C * w->tiles_per_chunk);
+    w->tile_runs = (uint32_t *)take(4 * C * w->tiles_per_chunk);
+    w->tile_rle = (uint32_t *)take(4 * C * w->tiles_per_chunk);
     w->dec = (ChunkDecode *)take(sizeof(ChunkDecode) * C);
     w->sizes = (unsigned long long *)take(8 * C);
     w->offs = (unsigned long long *)take(8 * C);
@@ -335,9 +346,6 @@ __device__ void put32(uint8_t *p, uint32_t v) {
 }
 
 /* ----------------------------------------------------- decompression */
-/* Values (or list entries) per tile of the grid kernels: one Huffman
- * sub-block. */
-constexpr uint32_t kTile = LZ_SUB_SYMBOLS;
 constexpr int kTileThreads = 256;
 /* Huffman decoding: one thread per sub-block, blocks of kSubThreads. */
 constexpr int kSubThreads = 64;
@@ -420,7 +428,8 @@ parse_huffman(const uint8_t *p, uint64_t size, uint32_t n, uint32_t nsym,
     unsigned long long done = 0;
     for (uint32_t base = 0; base < nsub; base += kThreads) {
         const uint32_t b = base + threadIdx.x;
-        const uint32_t bits = b < nsub ? fz_load32(sizes + 4ull * b) : 0u;
+        const uint32_t bits =
+            b < nsub ? fz_load16(sizes + (uint64_t)LZ_SUB_SIZE * b) : 0u;
         unsigned long long rank, agg;
         Scan64(hs.scan).ExclusiveSum(((unsigned long long)bits + 7) / 8, rank,
                                      agg);
@@ -431,8 +440,8 @@ parse_huffman(const uint8_t *p, uint64_t size, uint32_t n, uint32_t nsym,
         done += agg;
         __syncthreads(); /* hs.scan is reused */
     }
-    *data_at = at + 4ull * nsub;
-    return done == size - at - 4ull * nsub;
+    *data_at = at + (uint64_t)LZ_SUB_SIZE * nsub;
+    return done == size - at - (uint64_t)LZ_SUB_SIZE * nsub;
 }
 
 /* Per chunk (one block): stream and chunk head checks, verbatim chunks,
@@ -655,7 +664,7 @@ __device__ bool reader_code(BitReader *br, const lz_huff_table &t,
     return *pos <= bits;
 }
 
-/* Residuals per store: 32 bytes, one sector (sub-blocks start 16 KiB apart
+/* Residuals per store: 32 bytes, one sector (sub-blocks start 4 KiB apart
  * and chunks on multiples of 8 values, so the stores are aligned). */
 constexpr uint32_t kStoreRes = 8;
 
@@ -666,8 +675,11 @@ __device__ bool decode_sub(const lz_huff_table &t, const uint32_t *lut,
                            const uint32_t *syms, const uint8_t *p,
                            uint32_t bits, int32_t R, int32_t *out,
                            uint32_t count, uint32_t *zeros) {
+    *zeros = 0;
+    if (!lz_sub_bits_ok(bits, count))
+        return false;
     BitReader br;
-    reader_init(&br, p, (uint32_t)(((uint64_t)bits + 7) / 8));
+    reader_init(&br, p, (bits + 7) / 8);
     uint64_t pos = 0;
     bool ok = true;
     uint32_t z = 0;
@@ -845,52 +857,73 @@ __global__ void __launch_bounds__(kTileThreads)
     }
 }
 
-/* The x pass: warp shuffle scans over coalesced rows. Segment k of the x
- * tiles (row k / xsegs, x from (k % xsegs) tx, len min(tx, X - x0)) is
- * scanned by a group of W = min(tx, 32) lanes, tx / W steps carrying the
- * running sum; a warp takes 32 / W segments (tx 16: two per warp). */
+/* The x pass: a warp per piece of kXPiece values of a row (row k / xp,
+ * x from (k % xp) kXPiece, xp pieces per row; kXPiece is a multiple of
+ * every x tile extent, so pieces hold whole segments, and chunks are whole
+ * rows, or for pd 1 whole pieces). Each lane loads its kXSteps values of the
+ * piece first (all in flight at once, each step 32 consecutive values: 128
+ * coalesced bytes), then every step is scanned by groups of W = min(tx, 32)
+ * lanes, the running sum carried over steps inside a tile (tx 256) and
+ * reset at tile starts. One division per piece and warp-uniform control
+ * (was: a warp per segment, 64-bit divisions for every value, one load in
+ * flight per lane). */
+constexpr uint32_t kXSteps = 8;
+constexpr uint32_t kXPiece = 32 * kXSteps;
+static_assert(kXPiece % LZ_TILE1 == 0 && kXPiece % LZ_TILE2 == 0 &&
+                  kXPiece % LZ_TILE3X == 0,
+              "whole x tiles per piece");
+
 __global__ void __launch_bounds__(kTileThreads)
-    prefix_x_kernel(const Work w, uint64_t chunk_values, uint64_t segs,
-                    uint64_t X, uint64_t xsegs, uint32_t tx) {
+    prefix_x_kernel(const Work w, uint64_t chunk_values, uint64_t pieces,
+                    uint64_t X, uint64_t xp, uint32_t tx) {
     const uint32_t W = tx < 32 ? tx : 32u, lane = threadIdx.x & 31;
-    const uint64_t warp =
-        ((uint64_t)blockIdx.x * kTileThreads + threadIdx.x) / 32;
-    const uint64_t k = warp * (32 / W) + lane / W;
-    const uint32_t pos = lane % W;
-    uint64_t start = 0;
-    uint32_t len = 0; /* 0: nothing for this lane, it still shuffles */
-    if (k < segs) {
-        const uint64_t x0 = (k % xsegs) * tx;
-        start = k / xsegs * X + x0;
-        if (w.dec[start / chunk_values].state == kDecodeOk)
-            len = (uint32_t)(X - x0 < tx ? X - x0 : tx);
-    }
+    const uint64_t k = ((uint64_t)blockIdx.x * kTileThreads + threadIdx.x) / 32;
+    if (k >= pieces)
+        return; /* the whole warp */
+    const uint64_t row = k / xp, x0 = (k - row * xp) * kXPiece;
+    const uint64_t start = row * X + x0;
+    if (w.dec[start / chunk_values].state != kDecodeOk)
+        return; /* the whole warp: one piece, one chunk */
+    const uint32_t len = (uint32_t)(X - x0 < kXPiece ? X - x0 : kXPiece);
     int32_t *v = w.q + start;
+    uint32_t x[kXSteps];
+#pragma unroll
+    for (uint32_t s = 0; s < kXSteps; s++) {
+        const uint32_t j = 32 * s + lane;
+        x[s] = j < len ? (uint32_t)v[j] : 0u;
+    }
+    const uint32_t pos = lane % W;
     uint32_t carry = 0;
-    for (uint32_t j = pos; j - pos < tx; j += W) { /* warp-uniform trips */
-        uint32_t x = j < len ? (uint32_t)v[j] : 0u;
+#pragma unroll
+    for (uint32_t s = 0; s < kXSteps; s++) {
+        if (((32 * s) & (tx - 1)) == 0) /* tx: a power of two */
+            carry = 0;                  /* a tile starts */
+        uint32_t y = x[s];
         for (uint32_t d = 1; d < W; d <<= 1) {
-            const uint32_t y = __shfl_up_sync(FZ_FULL_MASK, x, d, W);
+            const uint32_t u = __shfl_up_sync(FZ_FULL_MASK, y, d, W);
             if (pos >= d)
-                x += y;
+                y += u;
         }
-        x += carry;
+        y += carry;
+        x[s] = y;
+        carry = __shfl_sync(FZ_FULL_MASK, y, 31);
+    }
+#pragma unroll
+    for (uint32_t s = 0; s < kXSteps; s++) {
+        const uint32_t j = 32 * s + lane;
         if (j < len)
-            v[j] = (int32_t)x;
-        carry = __shfl_sync(FZ_FULL_MASK, x, W - 1, W);
+            v[j] = (int32_t)x[s];
     }
 }
 
 cudaError_t launch_prefix_x(const Work &w, uint64_t chunk_values, uint64_t X,
                             uint64_t rows, uint32_t tx, cudaStream_t stream) {
-    const uint64_t xsegs = (X + tx - 1) / tx, segs = rows * xsegs;
-    if (segs == 0)
+    const uint64_t xp = (X + kXPiece - 1) / kXPiece, pieces = rows * xp;
+    if (pieces == 0)
         return cudaSuccess;
-    const uint32_t per_warp = 32 / (tx < 32 ? tx : 32u);
-    const uint64_t warps = (segs + per_warp - 1) / per_warp;
-    const uint64_t blocks = (warps * 32 + kTileThreads - 1) / kTileThreads;
+    const uint64_t blocks = (pieces * 32 + kTileThreads - 1) / kTileThreads;
     prefix_x_kernel<<<(unsigned)blocks, kTileThreads, 0, stream>>>(
-        w, chunk_values, segs, X, xsegs, tx);
+        w, chunk_values, pieces, X, xp, tx);
     return cudaGetLastError();
 }
 
@@ -1046,10 +1079,14 @@ __global__ void decode_finish_kernel(const fz_gpu_args a, const Work w) {
 typedef cub::BlockScan<uint32_t, kTileThreads> TileScan;
 constexpr uint32_t kPerThread = kTile / kTileThreads;
 /* 32-bit words of the largest sub-block (every code LZ_HUFF_MAXLEN). */
-constexpr uint32_t kSubWords = kTile * LZ_HUFF_MAXLEN / 32;
+constexpr uint32_t kSubWords = LZ_SUB_SYMBOLS * LZ_HUFF_MAXLEN / 32;
+/* Threads whose kPerThread codes make up one sub-block. */
+constexpr uint32_t kThreadsPerSub = LZ_SUB_SYMBOLS / kPerThread;
+static_assert(LZ_SUB_SIZE == 2, "u16 sub-block sizes");
+static_assert(kThreadsPerSub * kSubsPerTile == kTileThreads, "sub-blocks");
 
 __device__ uint32_t *tile_slot(const Work &w, uint32_t *arr) {
-    return arr + blockIdx.x * w.subs_per_chunk + blockIdx.y;
+    return arr + blockIdx.x * w.tiles_per_chunk + blockIdx.y;
 }
 
 __device__ bool bound_is_zero(const fz_gpu_args &a) {
@@ -1385,26 +1422,37 @@ cudaError_t sort_book_keys(const Work &w, uint64_t C, cudaStream_t stream,
     return err;
 }
 
-/* Bits of each sub-block (= tile) and run starts per tile. */
+/* Bits of each of the tile's sub-blocks and run starts per tile. */
 __global__ void __launch_bounds__(kTileThreads)
     bits_kernel(const fz_gpu_args a, const Work w) {
-    __shared__ uint32_t sums[2][kTileThreads / 32];
+    __shared__ uint32_t sums[kSubsPerTile + 1][kTileThreads / 32];
     TileSpan ts;
     if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
         return;
     const uint8_t *len = book_of(w, blockIdx.x).len;
     const uint16_t *codes = w.codes + ts.sp.first;
-    uint32_t bits = 0, starts = 0;
-    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
-        bits += len[codes[i]];
-        starts += i == 0 || codes[i] != codes[i - 1];
+    uint32_t bits[kSubsPerTile] = {}, starts = 0;
+    constexpr uint32_t kSteps = LZ_SUB_SYMBOLS / kTileThreads;
+#pragma unroll
+    for (uint32_t k = 0; k < kTile / kTileThreads; k++) { /* sub k / kSteps */
+        const uint32_t i = ts.lo + threadIdx.x + k * kTileThreads;
+        if (i < ts.hi) {
+            bits[k / kSteps] += len[codes[i]];
+            starts += i == 0 || codes[i] != codes[i - 1];
+        }
     }
-    bits = tile_sum(bits, sums[0]);
-    starts = tile_sum(starts, sums[1]);
-    if (threadIdx.x == 0) {
-        *tile_slot(w, w.sub_bits) = bits;
+    const uint32_t nsub = (uint32_t)lz_sub_count(ts.sp.n);
+    uint32_t *sub_bits = w.sub_bits + blockIdx.x * w.subs_per_chunk;
+#pragma unroll
+    for (uint32_t s = 0; s < kSubsPerTile; s++) {
+        const uint32_t total = tile_sum(bits[s], sums[s]);
+        const uint32_t b = blockIdx.y * kSubsPerTile + s;
+        if (threadIdx.x == 0 && b < nsub)
+            sub_bits[b] = total;
+    }
+    starts = tile_sum(starts, sums[kSubsPerTile]);
+    if (threadIdx.x == 0)
         *tile_slot(w, w.tile_runs) = starts;
-    }
 }
 
 /* out[k] = sum of f(in[j]) over j < k for k < T (in == out allowed);
@@ -1426,19 +1474,21 @@ __device__ uint32_t scan_tiles(const uint32_t *in, uint32_t *out, uint32_t T,
     return done;
 }
 
-/* Per chunk: tile offsets of the sub-blocks, run starts, outliers and
- * exceptions; the run count and the Huffman data bytes. */
+/* Per chunk: byte offsets of the sub-blocks; tile offsets of the run
+ * starts, outliers and exceptions; the run count and the Huffman data
+ * bytes. */
 __global__ void __launch_bounds__(kThreads)
     tile_scan_kernel(const fz_gpu_args a, const Work w) {
     __shared__ Scan::TempStorage tmp;
     if (bound_is_zero(a))
         return;
-    const uint64_t c = blockIdx.x, at = c * w.subs_per_chunk;
-    const uint32_t T = (uint32_t)lz_sub_count(chunk_n(a));
+    const uint64_t c = blockIdx.x, at = c * w.tiles_per_chunk;
+    const uint64_t sub_at = c * w.subs_per_chunk;
+    const uint32_t n = chunk_n(a), T = (uint32_t)tile_count(n);
     auto bytes = [](uint32_t bits) { return (bits + 7) / 8; };
     auto same = [](uint32_t x) { return x; };
-    const uint32_t data =
-        scan_tiles(w.sub_bits + at, w.sub_off + at, T, tmp, bytes);
+    const uint32_t data = scan_tiles(w.sub_bits + sub_at, w.sub_off + sub_at,
+                                     (uint32_t)lz_sub_count(n), tmp, bytes);
     const uint32_t runs =
         scan_tiles(w.tile_runs + at, w.tile_runs + at, T, tmp, same);
     scan_tiles(w.tile_out + at, w.tile_out + at, T, tmp, same);
@@ -1558,7 +1608,7 @@ __global__ void __launch_bounds__(kThreads)
     ChunkDecode *cd;
     if (!chunk_live(w, &cd) || cd->flow != LZ_FLOW_RLE)
         return;
-    const uint64_t at = blockIdx.x * w.subs_per_chunk;
+    const uint64_t at = blockIdx.x * w.tiles_per_chunk;
     const uint32_t T = (cd->lens_bytes + kLebTile - 1) / kLebTile;
     unsigned long long total = 0;
     for (uint32_t k = threadIdx.x; k < T; k += kThreads)
@@ -1673,16 +1723,16 @@ __global__ void __launch_bounds__(kThreads)
         return;
     }
     ChunkPlan p = w.plan[c];
-    uint32_t *rle_tiles = w.tile_rle + c * w.subs_per_chunk;
+    uint32_t *rle_tiles = w.tile_rle + c * w.tiles_per_chunk;
     const uint64_t rle =
         4 + (uint64_t)scan_tiles(rle_tiles, rle_tiles,
-                                 (uint32_t)lz_sub_count(p.runs), tmp,
+                                 (uint32_t)tile_count(p.runs), tmp,
                                  [](uint32_t x) { return x; });
     if (threadIdx.x != 0)
         return;
     const uint32_t nsub = (uint32_t)lz_sub_count(sp.n);
-    const uint64_t huff =
-        4 + lz_lengths_bytes(p.lo, p.hi) + 4ull * nsub + p.data;
+    const uint64_t huff = 4 + lz_lengths_bytes(p.lo, p.hi) +
+                          (uint64_t)LZ_SUB_SIZE * nsub + p.data;
     const uint32_t nout = w.hist[c * w.nsym];
     const uint64_t lists = LZ_CHUNK_HEAD + (uint64_t)nout * LZ_OUTLIER_BYTES +
                            (uint64_t)acc.nexc * (4 + ES);
@@ -1700,26 +1750,40 @@ __global__ void __launch_bounds__(kThreads)
     atomicAdd(&a.scratch->payload_total, (unsigned long long)p.size);
 }
 
-/* Sub-block `t` of the chunk: every thread packs its kPerThread codes at
- * their scanned bit offsets into shared words (big-endian bit order, so
- * word k holds bytes 4k..4k+3 MSB first), then the exact bytes go out:
- * MSB-first codes, zero padding, as lz_huff_write_sub. */
-__device__ void encode_tile(const uint16_t *codes, uint32_t from, uint32_t end,
-                            uint32_t bits, const Book &bk, uint8_t *o,
-                            uint32_t *words, TileScan::TempStorage &tmp) {
-    const uint32_t nwords = (bits + 31) / 32;
-    for (uint32_t k = threadIdx.x; k < nwords; k += kTileThreads)
-        words[k] = 0;
-    const uint32_t first = from + threadIdx.x * kPerThread;
+struct __align__(16) WriteShared {
+    TileScan::TempStorage scan;
+    uint32_t start[kSubsPerTile];
+    uint32_t words[kSubsPerTile][kSubWords];
+};
+
+/* The tile's sub-blocks (the chunk's sub_bits, sub_off from sub-block
+ * ts.lo / LZ_SUB_SYMBOLS on): every thread packs its kPerThread codes, all
+ * of one sub-block, at their bit offsets (a tile scan less the sub-block's
+ * start) into that sub-block's shared words (big-endian bit order, so word
+ * k holds bytes 4k..4k+3 MSB first), then the exact bytes go out: MSB-first
+ * codes, zero padding, as lz_huff_write_sub. */
+__device__ void encode_tile(const uint16_t *codes, const TileSpan &ts,
+                            const uint32_t *sub_bits, const uint32_t *sub_off,
+                            const Book &bk, uint8_t *data, WriteShared &sh) {
+    const uint32_t s0 = ts.lo / LZ_SUB_SYMBOLS;
+    const uint32_t subs = (ts.hi - ts.lo + LZ_SUB_SYMBOLS - 1) / LZ_SUB_SYMBOLS;
+    for (uint32_t k = threadIdx.x; k < subs * kSubWords; k += kTileThreads)
+        sh.words[k / kSubWords][k % kSubWords] = 0;
+    const uint32_t first = ts.lo + threadIdx.x * kPerThread;
     uint32_t mine = 0;
     for (uint32_t j = 0; j < kPerThread; j++)
-        if (first + j < end)
+        if (first + j < ts.hi)
             mine += bk.len[codes[first + j]];
     uint32_t pos;
-    TileScan(tmp).ExclusiveSum(mine, pos); /* also orders the zeroing */
-    __syncthreads();
+    TileScan(sh.scan).ExclusiveSum(mine, pos);
+    const uint32_t sub = threadIdx.x / kThreadsPerSub;
+    if (threadIdx.x % kThreadsPerSub == 0)
+        sh.start[sub] = pos;
+    __syncthreads(); /* also orders the zeroing */
+    pos -= sh.start[sub];
+    uint32_t *words = sh.words[sub];
     for (uint32_t j = 0; j < kPerThread; j++) {
-        if (first + j >= end)
+        if (first + j >= ts.hi)
             break;
         const uint32_t s = codes[first + j], l = bk.len[s];
         const uint64_t v = (uint64_t)bk.code[s] << (64 - l - (pos & 31));
@@ -1729,14 +1793,13 @@ __device__ void encode_tile(const uint16_t *codes, uint32_t from, uint32_t end,
         pos += l;
     }
     __syncthreads();
-    for (uint32_t k = threadIdx.x; k < (bits + 7) / 8; k += kTileThreads)
-        o[k] = (uint8_t)(words[k >> 2] >> (24 - 8 * (k & 3)));
+    for (uint32_t b = 0; b < subs; b++) {
+        const uint32_t bytes = (sub_bits[s0 + b] + 7) / 8;
+        uint8_t *o = data + sub_off[s0 + b];
+        for (uint32_t k = threadIdx.x; k < bytes; k += kTileThreads)
+            o[k] = (uint8_t)(sh.words[b][k >> 2] >> (24 - 8 * (k & 3)));
+    }
 }
-
-struct __align__(16) WriteShared {
-    TileScan::TempStorage scan;
-    uint32_t words[kSubWords];
-};
 
 /* Grid (chunks, tiles): the tile's share of the chunk's bytes. */
 template <int ES>
@@ -1857,16 +1920,19 @@ __global__ void __launch_bounds__(kTileThreads)
         }
     }
     const uint32_t nsub = (uint32_t)lz_sub_count(n);
-    if (t >= nsub)
+    const uint32_t b = t * kSubsPerTile + threadIdx.x;
+    if (t * kSubsPerTile >= nsub)
         return;
     uint8_t *sizes = s + 4 + tbytes;
-    uint8_t *data = sizes + 4ull * nsub;
-    const uint32_t bits = *tile_slot(w, w.sub_bits);
-    if (threadIdx.x == 0)
-        put32(sizes + 4ull * t, bits);
+    uint8_t *data = sizes + (uint64_t)LZ_SUB_SIZE * nsub;
+    const uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
+    const uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
+    if (threadIdx.x < kSubsPerTile && b < nsub) {
+        sizes[(uint64_t)LZ_SUB_SIZE * b] = (uint8_t)sub_bits[b];
+        sizes[(uint64_t)LZ_SUB_SIZE * b + 1] = (uint8_t)(sub_bits[b] >> 8);
+    }
     __syncthreads(); /* sh.scan was last used by tile_compact */
-    encode_tile(codes, ts.lo, ts.hi, bits, bk, data + *tile_slot(w, w.sub_off),
-                sh.words, sh.scan);
+    encode_tile(codes, ts, sub_bits, sub_off, bk, data, sh);
 }
 
 Work work_of(const fz_gpu_args *a) {
@@ -1891,7 +1957,7 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
     const Work w = work_of(a);
     const fz_header &h = a->expect;
     const unsigned C = (unsigned)h.chunk_count;
-    const dim3 per_tile(C, (unsigned)w.subs_per_chunk);
+    const dim3 per_tile(C, (unsigned)w.tiles_per_chunk);
     const bool f32 = h.dtype == 1;
     cudaError_t err =
         cudaMemsetAsync(w.hist, 0, 4ull * h.chunk_count * w.nsym, stream);
@@ -1950,9 +2016,9 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
     const Work w = work_of(a);
     const fz_header &h = a->expect;
     const unsigned C = (unsigned)h.chunk_count;
-    const unsigned tiles = (unsigned)w.subs_per_chunk;
-    const dim3 per_tile(C, tiles);
-    const dim3 per_sub(C, (tiles + kSubThreads - 1) / kSubThreads);
+    const dim3 per_tile(C, (unsigned)w.tiles_per_chunk);
+    const dim3 per_sub(
+        C, (unsigned)((w.subs_per_chunk + kSubThreads - 1) / kSubThreads));
     const bool f32 = h.dtype == 1;
     if (f32)
         decode_head_kernel<4><<<C, kThreads, 0, stream>>>(*a, w);

@@ -6,7 +6,7 @@
  *
  * Code stream of a chunk (docs/FORMAT.md): u16 lo, u16 hi (used symbol
  * range), 5-bit code lengths of symbols lo..hi MSB-first, zero-padded to a
- * byte; u32 bit count of each sub-block of LZ_SUB_SYMBOLS codes; then the
+ * byte; u16 bit count of each sub-block of LZ_SUB_SYMBOLS codes; then the
  * sub-blocks, each starting on a byte, codes MSB-first, zero-padded. */
 #ifndef LORENZO_HUFF_H
 #define LORENZO_HUFF_H
@@ -314,7 +314,7 @@ static inline uint64_t lz_huff_plan(lz_huff *hf, const uint16_t *codes,
         if (hf->len[sym])
             hf->code[sym] = first[hf->len[sym]]++;
     const uint64_t nsub = lz_sub_count(n);
-    uint64_t size = 4 + lz_lengths_bytes(hf->lo, hf->hi) + 4 * nsub;
+    uint64_t size = 4 + lz_lengths_bytes(hf->lo, hf->hi) + LZ_SUB_SIZE * nsub;
     for (uint64_t b = 0; b < nsub; b++) {
         const uint64_t end =
             (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
@@ -376,8 +376,8 @@ static inline void lz_huff_write(const lz_huff *hf, const uint16_t *codes,
         put_bits(p, 5 * (uint64_t)(sym - hf->lo), hf->len[sym], 5);
     p += tbytes;
     const uint64_t nsub = lz_sub_count(n);
-    for (uint64_t b = 0; b < nsub; b++, p += 4)
-        fz_store32(p, hf->sub_bits[b]);
+    for (uint64_t b = 0; b < nsub; b++, p += LZ_SUB_SIZE)
+        fz_store16(p, (uint16_t)hf->sub_bits[b]);
     for (uint64_t b = 0; b < nsub; b++) {
         const uint64_t end =
             (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
@@ -420,7 +420,7 @@ static FZ_HD uint32_t lz_huff_parse_table(const uint8_t *p, uint64_t size,
         return 0;
     const uint32_t tbytes = lz_lengths_bytes(lo, hi);
     const uint64_t nsub = lz_sub_count(n);
-    if (size - 4 < tbytes || (size - 4 - tbytes) / 4 < nsub)
+    if (size - 4 < tbytes || (size - 4 - tbytes) / LZ_SUB_SIZE < nsub)
         return 0;
     const uint8_t *tab = p + 4;
     for (uint32_t sym = 0; sym < nsym; sym++)
@@ -557,15 +557,15 @@ static inline int lz_huff_read(const uint8_t *p, size_t size, uint16_t *codes,
     lz_lut_entry lut[1u << LZ_LUT_BITS];
     lz_lut_build(&t, syms, lut);
     const uint8_t *sizes = p + at;
-    const uint8_t *data = sizes + 4 * nsub;
-    uint64_t left = size - at - 4 * nsub;
+    const uint8_t *data = sizes + LZ_SUB_SIZE * nsub;
+    uint64_t left = size - at - LZ_SUB_SIZE * nsub;
     for (uint64_t b = 0; b < nsub; b++) {
-        const uint32_t bits = fz_load32(sizes + 4 * b);
+        const uint32_t bits = fz_load16(sizes + LZ_SUB_SIZE * b);
         const uint64_t bytes = ((uint64_t)bits + 7) / 8;
-        if (bytes > left)
-            return FZS_CORRUPT_CHUNK;
         const uint64_t end =
             (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
+        if (bytes > left || !lz_sub_bits_ok(bits, end - b * LZ_SUB_SYMBOLS))
+            return FZS_CORRUPT_CHUNK;
         const uint64_t pos = lz_huff_read_sub(&t, syms, lut, data, bits, codes,
                                               b * LZ_SUB_SYMBOLS, end);
         if (pos != bits ||

@@ -41,9 +41,11 @@
 
 /* Huffman: code lengths <= LZ_HUFF_MAXLEN, chunk code stream split into
  * sub-blocks of LZ_SUB_SYMBOLS codes, each byte-aligned, for parallel
- * decoding. */
+ * decoding; each sub-block's bit count (at most LZ_SUB_SYMBOLS x
+ * LZ_HUFF_MAXLEN = 20480) is stored as a u16 (LZ_SUB_SIZE bytes). */
 #define LZ_HUFF_MAXLEN 20u
-#define LZ_SUB_SYMBOLS 4096u
+#define LZ_SUB_SYMBOLS 1024u
+#define LZ_SUB_SIZE 2u
 
 /* Chunk header: u8 workflow, u8 0, u16 0, u32 outliers, u32 exceptions. */
 #define LZ_CHUNK_HEAD 12u
@@ -292,6 +294,13 @@ static FZ_HD uint32_t lz_lengths_bytes(uint32_t lo, uint32_t hi) {
 
 static FZ_HD uint64_t lz_sub_count(uint64_t n) {
     return (n + LZ_SUB_SYMBOLS - 1) / LZ_SUB_SYMBOLS;
+}
+
+/* Whether a sub-block of `count` codes can have `bits` bits: every code
+ * takes 1..LZ_HUFF_MAXLEN bits (a cheap early rejection; decoding checks
+ * the exact count). */
+static FZ_HD int lz_sub_bits_ok(uint32_t bits, uint64_t count) {
+    return bits >= count && bits <= LZ_HUFF_MAXLEN * count;
 }
 
 /* Canonical codes from the symbol count of each length l = 1..
