@@ -373,7 +373,9 @@ static void group_cache(void) {
 
 /* One REL array through the pipeline with every resident split: all
  * batches resident (default), some (FZ_GPU_RESIDENT_MIB=1: four batches of
- * 256 KiB, the rest scanned on the host) and none (0). */
+ * 256 KiB; the rest scanned on the host, or for sleek uploaded again on a
+ * miss) and none (0). Each compression is also run into a dst of exactly
+ * the stream's size (a guess that needs more must still succeed). */
 static void rel_case(const char *name, const fz_params *p0, const void *data,
                      size_t bytes) {
     static const char *const splits[] = {NULL, "1", "0"};
