@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../codecs/fz_codec.h"
+#include "../codecs/sleek/sleek_xform.h"
 #include "../common/fz_bound.h"
 #include "fz_internal.h"
 
@@ -111,6 +112,29 @@ void fz_value_range(uint32_t dtype, const void *src, uint64_t count,
         range_f32((const float *)src, (int64_t)count, threads, lo_out, hi_out);
     else
         range_f64((const double *)src, (int64_t)count, threads, lo_out, hi_out);
+}
+
+/* The finite range of the values at sleek_sample_index (SLEEK_SAMPLE of
+ * them, all when there are fewer): the GPU's REL sample, read from host
+ * memory. Only a guess of the range; lo > hi when none is finite. */
+void fz_sample_range(uint32_t dtype, const void *src, uint64_t n, int threads,
+                     double *lo_out, double *hi_out) {
+    const int64_t m = (int64_t)(n < SLEEK_SAMPLE ? n : SLEEK_SAMPLE);
+    double lo = DBL_MAX, hi = -DBL_MAX;
+#pragma omp parallel for num_threads(threads) reduction(min                    \
+                                                        : lo) reduction(max    \
+                                                                        : hi)
+    for (int64_t k = 0; k < m; k++) {
+        const uint64_t i = sleek_sample_index((uint64_t)k, n, (uint64_t)m);
+        const double v = dtype == 1 ? (double)((const float *)src)[i]
+                                    : ((const double *)src)[i];
+        if (isfinite(v)) {
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+    }
+    *lo_out = lo;
+    *hi_out = hi;
 }
 
 /* Pieces of 1 MiB: large enough for full copy speed, small enough to

@@ -36,6 +36,11 @@ int fz_decode_options_valid(const fz_decode_options *o);
 void fz_value_range(uint32_t dtype, const void *src, uint64_t n, int threads,
                     double *lo, double *hi);
 
+/* The finite range of the values REL on the GPU samples
+ * (sleek_sample_index; cpu_driver.c): a guess of fz_value_range's. */
+void fz_sample_range(uint32_t dtype, const void *src, uint64_t n, int threads,
+                     double *lo, double *hi);
+
 /* memcpy on several threads (pageable <-> pinned staging). */
 void fz_host_copy(void *dst, const void *src, size_t n, int threads);
 

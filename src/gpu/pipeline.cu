@@ -11,9 +11,12 @@
  * output buffer; the host writes the header and table hash at the end.
  * Decompression knows every size from the table: each batch's sub-stream
  * (header built on the host, table slice, payload) goes up, is decoded, and
- * comes back to its place in dst. REL: the batches that fit go up once and
- * stay on the device while their value ranges are reduced there; once the
- * bound is known they are compressed from there (resolve_range). */
+ * comes back to its place in dst. REL: sleek compresses at once with the
+ * bound of a sample of the input while each batch's range is reduced on
+ * the device, and redoes the batches on a miss (run_speculating); other
+ * codecs upload the batches that fit once, keep them on the device while
+ * their ranges are reduced there, and compress them from there once the
+ * bound is known (resolve_range). */
 #include <cfloat>
 #include <initializer_list>
 #include <mutex>
@@ -272,8 +275,10 @@ struct Compressor {
     size_t capacity;
     uint64_t pos = 0; /* where the next batch payload goes in dst */
     uint32_t entry = 0;
-    uint64_t resident = 0; /* REL: batches [0, resident) are on the device */
-    uint64_t stride = 0;   /* bytes between resident batches (aligned) */
+    uint64_t resident = 0;    /* REL: batches [0, resident) go to d_resident */
+    uint64_t stride = 0;      /* bytes between resident batches (aligned) */
+    bool loaded = false;      /* the resident batches are on the device */
+    bool track_range = false; /* reduce each batch's range into d_ranges */
 
     /* Sizes for the largest batch (the first) and the last one. */
     fz_status sizes(SlotSizes *z) {
@@ -315,18 +320,21 @@ struct Compressor {
             return st;
         size_t bound = 0;
         fz_compress_bound(&bp, &bound);
-        const uint8_t *d_src = s.d_in;
-        if (b < resident) {
-            d_src = pl.d_resident + b * stride; /* uploaded by resolve_range */
-        } else {
+        uint8_t *d_src = b < resident ? pl.d_resident + b * stride : s.d_in;
+        if (!(b < resident && loaded)) {
             const uint8_t *in = src + first_byte;
             if (s.staging_in()) {
                 fz_host_copy(s.staging_in(), in, (size_t)bytes, pl.threads);
                 in = s.staging_in();
             }
-            st = from_cuda(cudaMemcpyAsync(s.d_in, in, (size_t)bytes,
+            st = from_cuda(cudaMemcpyAsync(d_src, in, (size_t)bytes,
                                            cudaMemcpyHostToDevice, s.stream));
         }
+        if (st == FZ_OK && track_range)
+            st = from_cuda(fz_gpu_values_range(
+                plan.h.dtype, d_src, bytes / fz_dtype_size(plan.h.dtype),
+                reinterpret_cast<double *>(pl.d_ranges) + 2 * b, s.d_scratch,
+                pl.scratch_bytes, s.stream));
         if (st == FZ_OK) /* d_out free: the previous output D2H is done */
             st = from_cuda(cudaStreamWaitEvent(s.stream, s.done, 0));
         if (st == FZ_OK)
@@ -397,14 +405,16 @@ struct Compressor {
         return r < plan.batch_count ? r : plan.batch_count;
     }
 
-    /* The resident buffer and range records; false when short of memory
-     * (then nothing stays resident: the host computes the range). */
-    bool reserve_resident() {
-        cudaError_t e = grow(&pl.d_resident, &pl.have_resident,
-                             (size_t)(resident * stride), false);
+    /* The resident buffer and the range records of `ranges` batches;
+     * false when short of memory (then nothing stays resident). */
+    bool reserve_resident(uint64_t ranges) {
+        cudaError_t e = cudaSuccess;
+        if (resident)
+            e = grow(&pl.d_resident, &pl.have_resident,
+                     (size_t)(resident * stride), false);
         if (e == cudaSuccess)
             e = grow(&pl.d_ranges, &pl.have_ranges,
-                     (size_t)(resident * 2 * sizeof(double)), false);
+                     (size_t)(ranges * 2 * sizeof(double)), false);
         cudaGetLastError();
         return e == cudaSuccess;
     }
@@ -443,21 +453,21 @@ struct Compressor {
         return FZ_OK;
     }
 
-    /* Min and max of the resident batches' ranges into lo, hi. */
-    fz_status resident_range(double *lo, double *hi) {
+    /* Min and max of the ranges of batches [0, count) into lo, hi. */
+    fz_status device_range(uint64_t count, double *lo, double *hi) {
         fz_status st = FZ_OK;
         for (uint32_t i = 0; i < pl.count; i++) {
             const fz_status w = from_cuda(pl.slots[i].synchronize());
             st = st != FZ_OK ? st : w;
         }
-        const size_t bytes = (size_t)(resident * 2 * sizeof(double));
+        const size_t bytes = (size_t)(count * 2 * sizeof(double));
         double *lo_hi = static_cast<double *>(malloc(bytes));
         if (st == FZ_OK && !lo_hi)
             st = FZ_ERR_OUT_OF_MEMORY;
         if (st == FZ_OK)
             st = from_cuda(
                 cudaMemcpy(lo_hi, pl.d_ranges, bytes, cudaMemcpyDeviceToHost));
-        for (uint64_t b = 0; st == FZ_OK && b < resident; b++) {
+        for (uint64_t b = 0; st == FZ_OK && b < count; b++) {
             *lo = lo_hi[2 * b] < *lo ? lo_hi[2 * b] : *lo;
             *hi = lo_hi[2 * b + 1] > *hi ? lo_hi[2 * b + 1] : *hi;
         }
@@ -471,9 +481,10 @@ struct Compressor {
      * max are exact, so the bound is fz_compress's whatever the split. */
     fz_status resolve_range() {
         resident = plan.batch_count ? resident_batches() : 0;
-        if (resident && !reserve_resident())
+        if (resident && !reserve_resident(resident))
             resident = 0;
         fz_status st = upload_resident();
+        loaded = true;
         uint64_t tail = plan.h.original_bytes;
         if (resident < plan.batch_count) {
             uint64_t first, n, bytes;
@@ -486,14 +497,64 @@ struct Compressor {
                            (plan.h.original_bytes - tail) / esize, pl.threads,
                            &lo, &hi);
         if (st == FZ_OK && resident)
-            st = resident_range(&lo, &hi);
-        if (st != FZ_OK)
-            return st;
+            st = device_range(resident, &lo, &hi);
+        return st == FZ_OK ? set_range(lo, hi) : st;
+    }
+
+    /* Fix the bound from a range; it may change a codec's buffer sizes:
+     * grow them. */
+    fz_status set_range(double lo, double hi) {
         fz_plan_set_range(&plan, lo, hi);
-        /* the bound may change a codec's buffer sizes: grow them */
         SlotSizes z;
-        st = plan.batch_count ? sizes(&z) : FZ_OK;
+        fz_status st = plan.batch_count ? sizes(&z) : FZ_OK;
         return st == FZ_OK && plan.batch_count ? pl.create(pl.count, z) : st;
+    }
+
+    /* sleek REL (docs/PIPELINE.md): the stream depends on the range only
+     * through the bound's power of two, which a sample of the input almost
+     * always gets right. So the batches are compressed at once with the
+     * sample's bound, as for ABS, while each batch's exact range is
+     * reduced on the device after its upload (kept resident where it
+     * fits). If the whole input's bound is the sample's, the stream is
+     * done; else it is compressed again with the right one, from the
+     * resident copy where there is one. If the guess ran out of dst, the
+     * range is computed first (resolve_range), as for other codecs. */
+    fz_status run_speculating(size_t *compressed_size) {
+        const uint64_t n = plan.h.original_bytes / fz_dtype_size(plan.h.dtype);
+        double lo = DBL_MAX, hi = -DBL_MAX;
+        fz_sample_range(plan.h.dtype, src, n, pl.threads, &lo, &hi);
+        fz_status st = set_range(lo, hi);
+        const uint64_t guess = plan.h.bound_eff_bits;
+        resident = plan.batch_count ? resident_batches() : 0;
+        if (st == FZ_OK && plan.batch_count &&
+            !reserve_resident(plan.batch_count)) {
+            resident = 0; /* the range records alone, then */
+            if (!reserve_resident(plan.batch_count))
+                st = FZ_ERR_OUT_OF_MEMORY;
+        }
+        loaded = false;
+        track_range = true;
+        size_t size = 0;
+        if (st == FZ_OK)
+            st = run(&size);
+        track_range = false;
+        if (st == FZ_ERR_DST_TOO_SMALL) { /* maybe not with the right bound */
+            st = resolve_range();
+            return st == FZ_OK ? run(compressed_size) : st;
+        }
+        lo = DBL_MAX;
+        hi = -DBL_MAX;
+        if (st == FZ_OK)
+            st = device_range(plan.batch_count, &lo, &hi);
+        if (st == FZ_OK)
+            st = set_range(lo, hi);
+        if (st != FZ_OK || plan.h.bound_eff_bits == guess) {
+            if (st == FZ_OK)
+                *compressed_size = size;
+            return st;
+        }
+        loaded = true; /* a miss: again, with the whole input's bound */
+        return run(compressed_size);
     }
 
     bool ready(uint64_t b) {
@@ -865,10 +926,14 @@ extern "C" fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
         if (s != FZ_OK)
             return s;
     }
-    if (plan.h.mode == FZ_MODE_REL)
-        s = job.resolve_range();
-    if (s == FZ_OK)
-        s = job.run(compressed_size);
+    if (plan.h.mode == FZ_MODE_REL && plan.h.codec == FZ_CODEC_SLEEK) {
+        s = job.run_speculating(compressed_size);
+    } else {
+        if (plan.h.mode == FZ_MODE_REL)
+            s = job.resolve_range();
+        if (s == FZ_OK)
+            s = job.run(compressed_size);
+    }
     lease.keep = s == FZ_OK;
     return s;
 }

@@ -9,7 +9,8 @@
  *    pointers get the same clear statuses as on the CPU;
  *  - the file streaming API on the GPU makes the CPU's bytes;
  *  - REL ranges reduced on the device (resident batches), on the host, or
- *    split between them give the CPU's bound and bytes.
+ *    split between them give the CPU's bound and bytes; so does sleek's
+ *    bound guessed from a sample, whether it is right or not.
  * Run all groups, or one: test_gpu_pipeline GROUP. Exits 77 (ctest:
  * skipped) when no CUDA GPU is usable. */
 #define _POSIX_C_SOURCE 200112L /* setenv */
@@ -20,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/codecs/sleek/sleek_xform.h"
+#include "../../src/common/fz_bound.h"
 #include "pipeline_cases.h"
 #include "test_util.h"
 
@@ -370,7 +373,9 @@ static void group_cache(void) {
 
 /* One REL array through the pipeline with every resident split: all
  * batches resident (default), some (FZ_GPU_RESIDENT_MIB=1: four batches of
- * 256 KiB, the rest scanned on the host) and none (0). */
+ * 256 KiB; the rest scanned on the host, or for sleek uploaded again on a
+ * miss) and none (0). Each compression is also run into a dst of exactly
+ * the stream's size (a guess that needs more must still succeed). */
 static void rel_case(const char *name, const fz_params *p0, const void *data,
                      size_t bytes) {
     static const char *const splits[] = {NULL, "1", "0"};
@@ -396,6 +401,100 @@ static void rel_case(const char *name, const fz_params *p0, const void *data,
     CHECK(unsetenv("FZ_GPU_RESIDENT_MIB") == 0);
     free(ref);
     free(want);
+}
+
+/* The first position >= from that the REL sample (sleek_sample_index over
+ * the whole array) does not read. */
+static size_t unsampled_at_or_after(size_t from, size_t n) {
+    const uint64_t m = n < SLEEK_SAMPLE ? n : SLEEK_SAMPLE;
+    uint8_t *seen = (uint8_t *)calloc(n, 1);
+    CHECK(seen != NULL);
+    for (uint64_t k = 0; k < m; k++)
+        seen[sleek_sample_index(k, n, m)] = 1;
+    size_t i = from;
+    while (i < n && seen[i])
+        i++;
+    free(seen);
+    CHECK(i < n);
+    return i;
+}
+
+/* sleek's effective REL bound (binary64 bits, 0: lossless) from the finite
+ * range of the sampled values or of all of them. */
+static uint64_t sleek_rel_bound(fz_dtype t, const void *data, size_t n,
+                                double rel, int sampled) {
+    const uint64_t m = !sampled ? n : n < SLEEK_SAMPLE ? n : SLEEK_SAMPLE;
+    double lo = INFINITY, hi = -INFINITY;
+    for (uint64_t k = 0; k < m; k++) {
+        const double v =
+            tu_value_at(t, data, sampled ? sleek_sample_index(k, n, m) : k);
+        if (isfinite(v)) {
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+    }
+    int32_t e;
+    const uint64_t abs_bits = fz_rel_abs_bound_bits(rel, lo, hi);
+    if (sleek_bound_exponent((uint32_t)tu_dtype_size(t), abs_bits, &e))
+        return 0;
+    return sleek_pow2_bits(e);
+}
+
+/* sleek REL guesses the bound from a sample of the input and compresses
+ * at once; the whole input's range, reduced on the device meanwhile,
+ * confirms it or the batches are compressed again. The bytes are the
+ * CPU's either way: a smooth field the sample represents (hit); extremes
+ * only at positions the sample cannot see, in the first batch, the last
+ * one and with specials around (miss); finite values only where the
+ * sample does not look (it guesses lossless). */
+static void group_rel_guess(void) {
+    const size_t n = 700 * 1000 + 3;
+    enum { HIT, SPIKE_FIRST, SPIKE_LAST, SPECIALS, ONLY_UNSAMPLED, KINDS };
+    static const char *const names[] = {
+        "hit", "spike in the first batch", "spike in the last batch",
+        "specials and spikes", "only unsampled"};
+    const size_t a = unsampled_at_or_after(3, n);
+    const size_t z = unsampled_at_or_after(n - 400, n);
+    for (int f64 = 0; f64 <= 1; f64++) {
+        const fz_dtype t = f64 ? FZ_F64 : FZ_F32;
+        const size_t bytes = n * tu_dtype_size(t);
+        void *data = tu_xmalloc(bytes);
+        for (int kind = HIT; kind < KINDS; kind++) {
+            for (size_t i = 0; i < n; i++)
+                tu_set_value(t, data, i, sin(i * 1e-4) + (double)i * 1e-7);
+            if (kind == SPIKE_FIRST)
+                tu_set_value(t, data, a, 400.0);
+            if (kind == SPIKE_LAST)
+                tu_set_value(t, data, z, -3.0e3);
+            if (kind == SPECIALS) {
+                tu_set_bits(t, data, 0,
+                            f64 ? 0x7ff8000000001234ull : 0x7fc01234ull);
+                tu_set_value(t, data, 1, -INFINITY);
+                tu_set_value(t, data, 2, INFINITY);
+                tu_set_value(t, data, n / 2, -0.0);
+                tu_set_bits(t, data, n / 2 + 1, 1); /* smallest subnormal */
+                tu_set_value(t, data, a, -7.0e4);
+                tu_set_value(t, data, z, 9.0e4);
+            }
+            if (kind == ONLY_UNSAMPLED)
+                for (size_t i = 0; i < n; i++)
+                    tu_set_value(t, data, i,
+                                 i == a   ? -2.0
+                                 : i == z ? 7.0
+                                          : NAN);
+            fz_params p = tu_params(t, n, 0);
+            p.mode = FZ_MODE_REL;
+            p.bound = 1e-3;
+            tu_context("REL guess %s %s", tu_dtype_name(t), names[kind]);
+            const uint64_t guess = sleek_rel_bound(t, data, n, p.bound, 1);
+            const uint64_t right = sleek_rel_bound(t, data, n, p.bound, 0);
+            CHECK(kind == HIT ? guess == right : guess != right);
+            char name[64];
+            snprintf(name, sizeof name, "%s %s", tu_dtype_name(t), names[kind]);
+            rel_case(name, &p, data, bytes);
+        }
+        free(data);
+    }
 }
 
 /* Specials (NaN with a payload, infinities, -0.0, subnormals) must stay out
@@ -457,6 +556,7 @@ static const named_group groups[] = {
     {"large", group_large},
     {"cache", group_cache},
     {"rel", group_rel},
+    {"rel_guess", group_rel_guess},
 };
 
 int main(int argc, char **argv) {
