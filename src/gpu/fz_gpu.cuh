@@ -74,10 +74,13 @@ static inline uint64_t fz_gpu_offsets_end(uint64_t chunk_count) {
 uint64_t fz_lorenzo_gpu_work_bytes(const fz_header *h);
 
 /* Bytes of temp storage after the offsets shared by every codec: the
- * decode scan's or the compress range reduction's, whichever is larger. */
+ * decode scan's or the compress range reduction's, whichever is larger.
+ * Only lorenzo REL reduces the range first; sleek REL tracks it in its
+ * compression pass (LOSSY.md 5.1). */
 static inline uint64_t fz_gpu_base_temp_bytes(const fz_header *h) {
     uint64_t scan = fz_gpu_offsets_temp_bytes(h->chunk_count);
-    uint64_t range = h->mode == 2 ? fz_gpu_range_temp_bytes(h) : 0;
+    uint64_t range =
+        h->mode == 2 && h->codec == 4u ? fz_gpu_range_temp_bytes(h) : 0;
     return fz_align_up(scan > range ? scan : range, FZ_GPU_SCRATCH_ALIGN);
 }
 

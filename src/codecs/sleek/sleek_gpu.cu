@@ -853,8 +853,6 @@ __global__ void resolve_bound(const fz_gpu_args a) {
     int32_t k;
     bound_of(a.expect, abs_bound_bits(a, &lo, &hi), &lossless, &k);
     set_bound(s, lossless, k);
-    s->range_lo = lo;
-    s->range_hi = hi;
     s->key_hi = s->key_lo_inv = 0;
 }
 
@@ -876,8 +874,6 @@ __global__ void confirm_bound(const fz_gpu_args a, bool exact) {
         return;
     }
     bound_of(a.expect, abs_bits, &lossless, &k);
-    s->range_lo = lo;
-    s->range_hi = hi;
     if (lossless == s->bound_lossless && k == s->bound_k)
         return;
     set_bound(s, lossless, k);
