@@ -17,16 +17,10 @@
 #include <string.h>
 
 #include "rel_sample_test.h"
+#include "gpu_test_util.h"
 #include "test_util.h"
 
 static unsigned cases_run;
-
-#define CUDA_CHECK(call)                                                       \
-    do {                                                                       \
-        cudaError_t tu_err_ = (call);                                          \
-        if (tu_err_ != cudaSuccess)                                            \
-            tu_fail(__FILE__, __LINE__, #call, cudaGetErrorString(tu_err_));   \
-    } while (0)
 
 static size_t case_sizes(fz_dtype dtype, size_t out[16]) {
     const size_t c = tu_chunk_values(dtype);
@@ -129,21 +123,11 @@ static void free_case(gpu_case *c) {
     free(c->expect);
 }
 
-/* Decode on backend `exec` into a guarded buffer; compare when it works. */
-static fz_status decode_on(fz_exec exec, const uint8_t *stream, size_t size,
-                           const gpu_case *c, uint32_t flags) {
-    tu_buf out = tu_buf_alloc(c->bytes);
-    fz_decode_options o = tu_decode_opts(0, flags);
-    o.exec = exec;
-    size_t got = 0;
-    fz_status st = fz_decompress(stream, size, out.data, c->bytes, &o, &got);
-    CHECK(tu_guard_intact(&out));
-    if (st == FZ_OK) {
-        CHECK_EQ_U64(got, c->bytes);
-        CHECK(memcmp(out.data, c->expect, c->bytes) == 0);
-    }
-    tu_buf_free(&out);
-    return st;
+/* Decode on backend `exec`; compare with the case's expected output. */
+static fz_status decode_case_on(fz_exec exec, const uint8_t *stream,
+                                size_t size, const gpu_case *c,
+                                uint32_t flags) {
+    return decode_on(exec, stream, size, c->expect, c->bytes, flags);
 }
 
 /* 1-3: host API on the GPU. */
@@ -157,11 +141,11 @@ static void check_host_api(const gpu_case *c) {
     CHECK(tu_guard_intact(&dst));
     CHECK_EQ_U64(size, c->cpu_size);
     CHECK(memcmp(dst.data, c->cpu_stream, size) == 0);
-    CHECK_OK(decode_on(FZ_EXEC_GPU, dst.data, size, c, 0));
-    CHECK_OK(
-        decode_on(FZ_EXEC_GPU, dst.data, size, c, FZ_DECODE_SKIP_CHECKSUM));
-    CHECK_OK(decode_on(FZ_EXEC_CPU, dst.data, size, c, 0));
-    CHECK_OK(decode_on(FZ_EXEC_GPU, c->cpu_stream, c->cpu_size, c, 0));
+    CHECK_OK(decode_case_on(FZ_EXEC_GPU, dst.data, size, c, 0));
+    CHECK_OK(decode_case_on(FZ_EXEC_GPU, dst.data, size, c,
+                            FZ_DECODE_SKIP_CHECKSUM));
+    CHECK_OK(decode_case_on(FZ_EXEC_CPU, dst.data, size, c, 0));
+    CHECK_OK(decode_case_on(FZ_EXEC_GPU, c->cpu_stream, c->cpu_size, c, 0));
     tu_buf_free(&dst);
 }
 
@@ -172,12 +156,6 @@ typedef struct device_buffers {
     fz_device_result *d_result, *h_result;
     cudaStream_t stream;
 } device_buffers;
-
-static void *device_alloc(size_t bytes) {
-    void *p = NULL;
-    CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 16));
-    return p;
-}
 
 static device_buffers device_setup(const gpu_case *c) {
     device_buffers d;
@@ -357,7 +335,7 @@ static void check_corruption(const gpu_case *c) {
         if (cuts[i] >= size)
             continue;
         memcpy(copy, c->cpu_stream, cuts[i]);
-        CHECK_ERROR(decode_on(FZ_EXEC_GPU, copy, cuts[i], c, 0));
+        CHECK_ERROR(decode_case_on(FZ_EXEC_GPU, copy, cuts[i], c, 0));
     }
     const size_t step = size / 97 + 1;
     const uint8_t masks[] = {0x01, 0x80, 0xFF};
@@ -365,7 +343,7 @@ static void check_corruption(const gpu_case *c) {
     for (size_t pos = 0; pos < size; pos += step) {
         for (size_t m = 0; m < sizeof masks; m++) {
             copy[pos] ^= masks[m];
-            fz_status st = decode_on(FZ_EXEC_GPU, copy, size, c, 0);
+            fz_status st = decode_case_on(FZ_EXEC_GPU, copy, size, c, 0);
             copy[pos] ^= masks[m];
             CHECK(st != FZ_ERR_CUDA && st != FZ_ERR_OUT_OF_MEMORY);
             /* FZ_OK only where the flip hit ignored bits: decode_on then

@@ -20,18 +20,12 @@
 #include <string.h>
 
 #include "falcon_data.h"
+#include "gpu_test_util.h"
 #include "test_util.h"
 
 static unsigned cases_run;
 static const char *kernel_name = "warp";
 static int quick;
-
-#define CUDA_CHECK(call)                                                       \
-    do {                                                                       \
-        cudaError_t tu_err_ = (call);                                          \
-        if (tu_err_ != cudaSuccess)                                            \
-            tu_fail(__FILE__, __LINE__, #call, cudaGetErrorString(tu_err_));   \
-    } while (0)
 
 static void select_kernel(const char *name) {
     kernel_name = name;
@@ -69,9 +63,9 @@ static void free_case(gpu_case *c) {
 }
 
 /* Decode on a backend into a guarded buffer; compare with want on success. */
-static fz_status decode_on(fz_exec exec, const uint8_t *stream, size_t size,
-                           size_t bytes, const void *want, uint32_t flags,
-                           void *out_copy) {
+static fz_status decode_copy_on(fz_exec exec, const uint8_t *stream,
+                                size_t size, size_t bytes, const void *want,
+                                uint32_t flags, void *out_copy) {
     tu_buf out = tu_buf_alloc(bytes);
     fz_decode_options o = tu_decode_opts(exec == FZ_EXEC_CPU ? 1 : 0, flags);
     o.exec = exec;
@@ -108,12 +102,14 @@ static void check_host_api(const gpu_case *c) {
                 size, c->cpu_size, k);
         tu_fail(__FILE__, __LINE__, "gpu == cpu", "streams differ");
     }
-    CHECK_OK(decode_on(FZ_EXEC_GPU, dst.data, size, c->bytes, c->src, 0, 0));
-    CHECK_OK(decode_on(FZ_EXEC_GPU, dst.data, size, c->bytes, c->src,
-                       FZ_DECODE_SKIP_CHECKSUM, 0));
-    CHECK_OK(decode_on(FZ_EXEC_CPU, dst.data, size, c->bytes, c->src, 0, 0));
-    CHECK_OK(decode_on(FZ_EXEC_GPU, c->cpu_stream, c->cpu_size, c->bytes,
-                       c->src, 0, 0));
+    CHECK_OK(
+        decode_copy_on(FZ_EXEC_GPU, dst.data, size, c->bytes, c->src, 0, 0));
+    CHECK_OK(decode_copy_on(FZ_EXEC_GPU, dst.data, size, c->bytes, c->src,
+                            FZ_DECODE_SKIP_CHECKSUM, 0));
+    CHECK_OK(
+        decode_copy_on(FZ_EXEC_CPU, dst.data, size, c->bytes, c->src, 0, 0));
+    CHECK_OK(decode_copy_on(FZ_EXEC_GPU, c->cpu_stream, c->cpu_size, c->bytes,
+                            c->src, 0, 0));
     tu_buf_free(&dst);
 }
 
@@ -124,12 +120,6 @@ typedef struct device_buffers {
     fz_device_result *d_result, *h_result;
     cudaStream_t stream;
 } device_buffers;
-
-static void *device_alloc(size_t bytes) {
-    void *p = NULL;
-    CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 16));
-    return p;
-}
 
 static device_buffers device_setup(const gpu_case *c) {
     device_buffers d;
@@ -250,8 +240,8 @@ static void check_damage(const gpu_case *c, size_t step) {
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++)
         if (cuts[i] < size) {
             memcpy(copy, c->cpu_stream, cuts[i]);
-            CHECK_ERROR(
-                decode_on(FZ_EXEC_GPU, copy, cuts[i], c->bytes, NULL, 0, NULL));
+            CHECK_ERROR(decode_copy_on(FZ_EXEC_GPU, copy, cuts[i], c->bytes,
+                                       NULL, 0, NULL));
         }
     const int checksums = !(c->params.flags & FZ_FLAG_NO_CHECKSUM);
     const uint8_t masks[] = {0x01, 0xFF};
@@ -260,12 +250,12 @@ static void check_damage(const gpu_case *c, size_t step) {
         for (size_t m = 0; m < sizeof masks; m++) {
             copy[pos] ^= masks[m];
             const fz_status gs =
-                decode_on(FZ_EXEC_GPU, copy, size, c->bytes,
-                          checksums ? c->src : NULL, 0, gpu_out);
+                decode_copy_on(FZ_EXEC_GPU, copy, size, c->bytes,
+                               checksums ? c->src : NULL, 0, gpu_out);
             CHECK(gs != FZ_ERR_CUDA && gs != FZ_ERR_OUT_OF_MEMORY);
             if (!checksums) {
-                const fz_status cs = decode_on(FZ_EXEC_CPU, copy, size,
-                                               c->bytes, NULL, 0, cpu_out);
+                const fz_status cs = decode_copy_on(FZ_EXEC_CPU, copy, size,
+                                                    c->bytes, NULL, 0, cpu_out);
                 if ((cs == FZ_OK) != (gs == FZ_OK)) {
                     fprintf(stderr, "byte %zu ^ 0x%02X: CPU %s, GPU %s\n", pos,
                             masks[m], fz_status_string(cs),

@@ -14,16 +14,10 @@
 #include <string.h>
 
 #include "../gfc_test_ref.h"
+#include "gpu_test_util.h"
 #include "test_util.h"
 
 static unsigned cases_run;
-
-#define CUDA_CHECK(call)                                                       \
-    do {                                                                       \
-        cudaError_t tu_err_ = (call);                                          \
-        if (tu_err_ != cudaSuccess)                                            \
-            tu_fail(__FILE__, __LINE__, #call, cudaGetErrorString(tu_err_));   \
-    } while (0)
 
 static fz_params gfc_params(fz_dtype dtype, uint64_t n, uint32_t flags,
                             int32_t dim, int32_t chunk_values) {
@@ -34,31 +28,7 @@ static fz_params gfc_params(fz_dtype dtype, uint64_t n, uint32_t flags,
     return p;
 }
 
-/* Decode on `exec` into a guarded buffer; compare with src on success. */
-static fz_status decode_on(fz_exec exec, const uint8_t *stream, size_t size,
-                           const void *src, size_t bytes, uint32_t flags) {
-    tu_buf out = tu_buf_alloc(bytes);
-    fz_decode_options o = tu_decode_opts(0, flags);
-    o.exec = exec;
-    size_t got = 0;
-    fz_status st = fz_decompress(stream, size, out.data, bytes, &o, &got);
-    CHECK(tu_guard_intact(&out));
-    CHECK(st != FZ_ERR_CUDA);
-    if (st == FZ_OK) {
-        CHECK_EQ_U64(got, bytes);
-        CHECK(memcmp(out.data, src, bytes) == 0);
-    }
-    tu_buf_free(&out);
-    return st;
-}
-
 /* ------------------------------------------------------------ device API */
-static void *device_alloc(size_t bytes) {
-    void *p = NULL;
-    CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 16));
-    return p;
-}
-
 /* Compress on the device and decode there with the given params (the
  * stream's own, or the ones fz_inspect reports); compare with the CPU. */
 static void check_device_api(const fz_params *p, const void *src, size_t bytes,

@@ -17,16 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_test_util.h"
 #include "test_util.h"
 
 static unsigned cases_run;
-
-#define CUDA_CHECK(call)                                                       \
-    do {                                                                       \
-        cudaError_t tu_err_ = (call);                                          \
-        if (tu_err_ != cudaSuccess)                                            \
-            tu_fail(__FILE__, __LINE__, #call, cudaGetErrorString(tu_err_));   \
-    } while (0)
 
 /* Finite values within the effective bound; the rest bit for bit. */
 static void check_bound(fz_dtype t, const void *src, const void *out, size_t n,
@@ -44,30 +38,6 @@ static void check_bound(fz_dtype t, const void *src, const void *out, size_t n,
                  i, o, d, eff);
         tu_fail(__FILE__, __LINE__, "bound kept", detail);
     }
-}
-
-/* Decode on `exec`; on success the output must equal want. */
-static fz_status decode_on(fz_exec exec, const uint8_t *stream, size_t size,
-                           const void *want, size_t bytes, uint32_t flags) {
-    tu_buf out = tu_buf_alloc(bytes);
-    fz_decode_options o = tu_decode_opts(0, flags);
-    o.exec = exec;
-    size_t got = 0;
-    fz_status st = fz_decompress(stream, size, out.data, bytes, &o, &got);
-    CHECK(tu_guard_intact(&out));
-    CHECK(st != FZ_ERR_CUDA);
-    if (st == FZ_OK) {
-        CHECK_EQ_U64(got, bytes);
-        CHECK(memcmp(out.data, want, bytes) == 0);
-    }
-    tu_buf_free(&out);
-    return st;
-}
-
-static void *device_alloc(size_t bytes) {
-    void *p = NULL;
-    CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 16));
-    return p;
 }
 
 /* Device API: compress, compare with the CPU stream, decode. */

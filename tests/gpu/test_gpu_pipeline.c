@@ -24,16 +24,10 @@
 #include "../../src/common/fz_bound.h"
 #include "pipeline_cases.h"
 #include "rel_sample_test.h"
+#include "gpu_test_util.h"
 #include "test_util.h"
 
 static unsigned cases_run;
-
-#define CUDA_CHECK(call)                                                       \
-    do {                                                                       \
-        cudaError_t tu_err_ = (call);                                          \
-        if (tu_err_ != cudaSuccess)                                            \
-            tu_fail(__FILE__, __LINE__, #call, cudaGetErrorString(tu_err_));   \
-    } while (0)
 
 /* Host memory, pinned or pageable. */
 static void *host_alloc(size_t n, int pinned) {
