@@ -1113,8 +1113,32 @@ __global__ void __launch_bounds__(kTileThreads)
     }
 }
 
-/* Quant codes, the chunk histogram (warp-aggregated: smooth data gives
- * long runs of one code), zero codes (outliers) per tile. */
+/* Counts of the hot codes of a warp: 0 (outliers) and R - 1, R, R + 1,
+ * where smooth data puts nearly every code. */
+struct HotCounts {
+    uint32_t zero, below, at, above;
+};
+
+/* Adds this warp's codes (UINT32_MAX: none) to the histogram: the hot
+ * codes by ballots into per-warp registers, the rest one shared (or
+ * global) atomic per lane; the same counts as one increment per code. */
+__device__ void count_codes(uint32_t code, uint32_t R, uint32_t *hist,
+                            HotCounts *hot) {
+    const uint32_t zero = __ballot_sync(FZ_FULL_MASK, code == 0);
+    const uint32_t below = __ballot_sync(FZ_FULL_MASK, code == R - 1);
+    const uint32_t at = __ballot_sync(FZ_FULL_MASK, code == R);
+    const uint32_t above = __ballot_sync(FZ_FULL_MASK, code == R + 1);
+    hot->zero += (uint32_t)__popc(zero);
+    hot->below += (uint32_t)__popc(below);
+    hot->at += (uint32_t)__popc(at);
+    hot->above += (uint32_t)__popc(above);
+    const uint32_t lane = 1u << (threadIdx.x & 31);
+    if (code != UINT32_MAX && !((zero | below | at | above) & lane))
+        atomicAdd(&hist[code], 1u);
+}
+
+/* Quant codes, the chunk histogram (hot codes counted per warp), zero
+ * codes (outliers) per tile. */
 __global__ void __launch_bounds__(kTileThreads)
     codes_kernel(const fz_gpu_args a, const Work w) {
     __shared__ uint32_t hist[kSharedHist];
@@ -1125,6 +1149,7 @@ __global__ void __launch_bounds__(kTileThreads)
     const uint32_t R = a.expect.codec_params[0], S = w.nsym;
     const bool shared_hist = S <= kSharedHist;
     uint32_t *chunk_hist = w.hist + (uint64_t)blockIdx.x * S;
+    uint32_t *to = shared_hist ? hist : chunk_hist;
     if (shared_hist)
         for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
             hist[s] = 0;
@@ -1132,26 +1157,31 @@ __global__ void __launch_bounds__(kTileThreads)
     const lz_geom g = lz_geometry(&a.expect);
     const int32_t *q = w.q + ts.sp.first;
     uint16_t *codes = w.codes + ts.sp.first;
-    uint32_t zeros = 0;
+    HotCounts hot = {0, 0, 0, 0};
     for (uint32_t base = ts.lo; base < ts.hi; base += kTileThreads) {
         const uint32_t i = base + threadIdx.x; /* warp-uniform trips */
         uint32_t code = UINT32_MAX;            /* no code */
         if (i < ts.hi) {
             code = lz_code_of(residual(q, i, g), R);
             codes[i] = (uint16_t)code;
-            zeros += code == 0;
         }
-        const uint32_t peers = __match_any_sync(FZ_FULL_MASK, code);
-        if (code != UINT32_MAX && (int)(threadIdx.x & 31) == __ffs(peers) - 1)
-            atomicAdd(shared_hist ? &hist[code] : &chunk_hist[code],
-                      (uint32_t)__popc(peers));
+        count_codes(code, R, to, &hot);
+    }
+    if ((threadIdx.x & 31) == 0) { /* R - 1 >= 1, R + 1 < S: distinct */
+        const uint32_t sym[4] = {0, R - 1, R, R + 1};
+        const uint32_t cnt[4] = {hot.zero, hot.below, hot.at, hot.above};
+        for (int k = 0; k < 4; k++)
+            if (cnt[k])
+                atomicAdd(&to[sym[k]], cnt[k]);
     }
     __syncthreads();
     if (shared_hist)
         for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
             if (hist[s])
                 atomicAdd(&chunk_hist[s], hist[s]);
-    zeros = tile_sum(zeros, sums);
+    /* every lane holds its warp's zero count: lane 0 adds it once */
+    const uint32_t zeros =
+        tile_sum((threadIdx.x & 31) == 0 ? hot.zero : 0u, sums);
     if (threadIdx.x == 0)
         *tile_slot(w, w.tile_out) = zeros;
 }
