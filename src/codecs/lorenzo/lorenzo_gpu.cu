@@ -255,16 +255,67 @@ __device__ uint32_t block_sum(uint32_t x, uint32_t *sm) {
     return t;
 }
 
+/* n / d for n < 2^32 and any d >= 1 without a 64-bit division: with
+ * m = ceil(2^64 / d) (d in 2..2^32 - 1), m d = 2^64 + r, 0 <= r < d, so
+ * n m / 2^64 = n / d + n r / (d 2^64), and n r < 2^64 keeps the floor. */
+struct FastDiv {
+    uint64_t d, m; /* m = 0: d is 1 or at least 2^32 (then n / d = 0) */
+};
+
+__device__ FastDiv fast_div(uint64_t d) {
+    FastDiv f;
+    f.d = d;
+    f.m = d >= 2 && d <= UINT32_MAX ? UINT64_MAX / d + 1 : 0;
+    return f;
+}
+
+__device__ uint32_t div_by(uint32_t n, const FastDiv &f) {
+    if (f.m)
+        return (uint32_t)__umul64hi(n, f.m);
+    return f.d == 1 ? n : 0u;
+}
+
+/* The geometry of a chunk for per-value work: divisors of the local
+ * index (< 2^32) by X and X Y, tile extents as masks. */
+struct LocalGeom {
+    FastDiv X, XY;
+    uint64_t Y, sy, sz;
+    uint32_t mx, my, mz; /* tile extent - 1 (powers of two) */
+    uint32_t pd;
+};
+static_assert((LZ_TILE1 & (LZ_TILE1 - 1)) == 0 &&
+                  (LZ_TILE2 & (LZ_TILE2 - 1)) == 0 &&
+                  (LZ_TILE3X & (LZ_TILE3X - 1)) == 0 &&
+                  (LZ_TILE3Y & (LZ_TILE3Y - 1)) == 0 &&
+                  (LZ_TILE3Z & (LZ_TILE3Z - 1)) == 0,
+              "tile extents are powers of two");
+
+__device__ LocalGeom local_geom(const fz_header &h) {
+    const lz_geom g = lz_geometry(&h);
+    LocalGeom l;
+    l.X = fast_div(g.X);
+    l.XY = fast_div(g.X * g.Y);
+    l.Y = g.Y;
+    l.sy = g.X;
+    l.sz = g.X * g.Y;
+    l.mx = g.tx - 1;
+    l.my = g.ty - 1;
+    l.mz = g.tz - 1;
+    l.pd = g.pd;
+    return l;
+}
+
 /* Lorenzo residual of value i of a chunk (q in the chunk), zero padding at
  * tile borders: exactly the CPU's differences along x, y, z (|q| < 2^27,
- * so no partial sum overflows). */
-__device__ int32_t residual(const int32_t *q, uint32_t i, const lz_geom &g) {
-    uint64_t x, y, z;
-    lz_coords(&g, i, &x, &y, &z);
-    const bool bx = x % g.tx != 0;
-    const bool by = g.pd >= 2 && y % g.ty != 0;
-    const bool bz = g.pd >= 3 && z % g.tz != 0;
-    const uint64_t sy = g.X, sz = g.X * g.Y;
+ * so no partial sum overflows). Coordinates as lz_coords: x = i mod X,
+ * y = (i / X) mod Y, z = i / (X Y) (i < X Y unless pd = 3). */
+__device__ int32_t residual(const int32_t *q, uint32_t i, const LocalGeom &g) {
+    const uint32_t t = div_by(i, g.X), z = div_by(i, g.XY);
+    const uint64_t x = i - (uint64_t)t * g.sy, y = t - (uint64_t)z * g.Y;
+    const bool bx = (x & g.mx) != 0;
+    const bool by = g.pd >= 2 && (y & g.my) != 0;
+    const bool bz = g.pd >= 3 && (z & g.mz) != 0;
+    const uint64_t sy = g.sy, sz = g.sz;
     int32_t d = q[i];
     if (bx)
         d -= q[i - 1];
@@ -1154,7 +1205,7 @@ __global__ void __launch_bounds__(kTileThreads)
         for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
             hist[s] = 0;
     __syncthreads();
-    const lz_geom g = lz_geometry(&a.expect);
+    const LocalGeom g = local_geom(a.expect);
     const int32_t *q = w.q + ts.sp.first;
     uint16_t *codes = w.codes + ts.sp.first;
     HotCounts hot = {0, 0, 0, 0};
@@ -1806,7 +1857,7 @@ __global__ void __launch_bounds__(kTileThreads)
     const uint16_t *codes = w.codes + sp.first;
     const uint8_t *exc = w.exc + sp.first;
     const uint32_t *aux = w.aux + sp.first;
-    const lz_geom g = lz_geometry(&h);
+    const LocalGeom g = local_geom(h);
     if (threadIdx.x == 0 && t == 0) {
         out[0] = (uint8_t)p.flow;
         out[1] = out[2] = out[3] = 0;
