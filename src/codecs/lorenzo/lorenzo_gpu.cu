@@ -1694,12 +1694,26 @@ __global__ void __launch_bounds__(kThreads)
         mark_bad(cd);
 }
 
-/* Run starts in order into aux. */
+/* Bytes of the chunk's Huffman coding (plan: range, data bytes). */
+__device__ uint64_t huffman_bytes(const ChunkPlan &p, uint32_t n) {
+    return 4 + lz_lengths_bytes(p.lo, p.hi) + 4 * lz_sub_count(n) + p.data;
+}
+
+/* Whether the RLE coding may be smaller than the Huffman one: every run
+ * takes at least 3 bytes (u16 code, one length byte), so with 4 + 3 runs
+ * >= the Huffman bytes the chunk never uses RLE and its run starts and
+ * RLE sizes are not needed. */
+__device__ bool rle_may_win(const ChunkPlan &p, uint32_t n) {
+    return 4 + 3ull * p.runs < huffman_bytes(p, n);
+}
+
+/* Run starts in order into aux (chunks that may use RLE). */
 __global__ void __launch_bounds__(kTileThreads)
     run_starts_kernel(const fz_gpu_args a, const Work w) {
     __shared__ TileScan::TempStorage tmp;
     TileSpan ts;
-    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
+    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts) ||
+        !rle_may_win(w.plan[blockIdx.x], ts.sp.n))
         return;
     const uint16_t *codes = w.codes + ts.sp.first;
     uint32_t *aux = w.aux + ts.sp.first;
@@ -1720,7 +1734,8 @@ __global__ void __launch_bounds__(kTileThreads)
     rle_tile_kernel(const fz_gpu_args a, const Work w) {
     __shared__ uint32_t sums[kTileThreads / 32];
     TileSpan ts;
-    if (bound_is_zero(a) || !tile_of(a, w.plan[blockIdx.x].runs, &ts))
+    if (bound_is_zero(a) || !tile_of(a, w.plan[blockIdx.x].runs, &ts) ||
+        !rle_may_win(w.plan[blockIdx.x], ts.sp.n))
         return;
     const uint32_t *aux = w.aux + ts.sp.first;
     const uint32_t runs = w.plan[blockIdx.x].runs;
@@ -1755,15 +1770,16 @@ __global__ void __launch_bounds__(kThreads)
     }
     ChunkPlan p = w.plan[c];
     uint32_t *rle_tiles = w.tile_rle + c * w.subs_per_chunk;
+    const uint64_t huff = huffman_bytes(p, sp.n);
+    /* without run sizes (RLE cannot win) the lower bound decides alike */
     const uint64_t rle =
-        4 + (uint64_t)scan_tiles(rle_tiles, rle_tiles,
-                                 (uint32_t)lz_sub_count(p.runs), tmp,
-                                 [](uint32_t x) { return x; });
+        !rle_may_win(p, sp.n)
+            ? 4 + 3ull * p.runs
+            : 4 + (uint64_t)scan_tiles(rle_tiles, rle_tiles,
+                                       (uint32_t)lz_sub_count(p.runs), tmp,
+                                       [](uint32_t x) { return x; });
     if (threadIdx.x != 0)
         return;
-    const uint32_t nsub = (uint32_t)lz_sub_count(sp.n);
-    const uint64_t huff =
-        4 + lz_lengths_bytes(p.lo, p.hi) + 4ull * nsub + p.data;
     const uint32_t nout = w.hist[c * w.nsym];
     const uint64_t lists = LZ_CHUNK_HEAD + (uint64_t)nout * LZ_OUTLIER_BYTES +
                            (uint64_t)acc.nexc * (4 + ES);
