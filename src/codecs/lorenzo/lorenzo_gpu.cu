@@ -1107,22 +1107,52 @@ __device__ bool bound_is_zero(const fz_gpu_args &a) {
     return double_of(a.scratch->bound_eff_bits) == 0.0;
 }
 
+/* Compaction: warp k of the tile block owns kWarpItems consecutive items
+ * of the tile, kWarpSteps steps of 32 lanes (coalesced). */
+constexpr uint32_t kTileWarps = kTileThreads / 32;
+constexpr uint32_t kWarpItems = kTile / kTileWarps;
+constexpr uint32_t kWarpSteps = kWarpItems / 32;
+static_assert(kWarpItems % 32 == 0 && kWarpSteps * 32 * kTileWarps == kTile,
+              "a tile is whole warp steps");
+
 /* The items of a tile with pred(i), in increasing order: emit(i, base +
- * rank). Blocked: thread k owns kPerThread consecutive items. */
+ * rank). The flags of a warp's steps stay in registers as ballots, the
+ * warps' counts are scanned in warp_sums (kTileWarps words, shared). */
 template <typename Pred, typename Emit>
 __device__ void tile_compact(const TileSpan &ts, uint32_t base,
-                             TileScan::TempStorage &tmp, Pred pred, Emit emit) {
-    const uint32_t first = ts.lo + threadIdx.x * kPerThread;
-    uint32_t f = 0;
-    for (uint32_t j = 0; j < kPerThread; j++)
-        f += first + j < ts.hi && pred(first + j);
-    uint32_t rank;
-    TileScan(tmp).ExclusiveSum(f, rank);
-    __syncthreads(); /* tmp may be reused next */
-    uint32_t r = base + rank;
-    for (uint32_t j = 0; j < kPerThread; j++)
-        if (first + j < ts.hi && pred(first + j))
-            emit(first + j, r++);
+                             uint32_t *warp_sums, Pred pred, Emit emit) {
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t first = ts.lo + warp * kWarpItems + lane;
+    uint32_t flags[kWarpSteps];
+    uint32_t count = 0;
+#pragma unroll
+    for (uint32_t j = 0; j < kWarpSteps; j++) {
+        const uint32_t i = first + 32 * j;
+        flags[j] = __ballot_sync(FZ_FULL_MASK, i < ts.hi && pred(i));
+        count += (uint32_t)__popc(flags[j]);
+    }
+    __syncthreads(); /* warp_sums may still be read by a previous call */
+    if (lane == 0)
+        warp_sums[warp] = count;
+    __syncthreads();
+    uint32_t r = base;
+    for (uint32_t k = 0; k < warp; k++)
+        r += warp_sums[k];
+    const uint32_t below = (1u << lane) - 1;
+#pragma unroll
+    for (uint32_t j = 0; j < kWarpSteps; j++) {
+        if ((flags[j] >> lane) & 1)
+            emit(first + 32 * j, r + (uint32_t)__popc(flags[j] & below));
+        r += (uint32_t)__popc(flags[j]);
+    }
+}
+
+/* Items of this grid block's tile, from the scanned tile offsets arr (the
+ * chunk's T tiles) and the chunk's total. */
+__device__ uint32_t tile_items(const Work &w, const uint32_t *arr, uint32_t T,
+                               uint32_t total) {
+    const uint32_t *at = tile_slot(w, const_cast<uint32_t *>(arr));
+    return (blockIdx.y + 1 < T ? at[1] : total) - at[0];
 }
 
 /* Prequantization, exception flags, checksums of what decoding returns
@@ -1710,7 +1740,7 @@ __device__ bool rle_may_win(const ChunkPlan &p, uint32_t n) {
 /* Run starts in order into aux (chunks that may use RLE). */
 __global__ void __launch_bounds__(kTileThreads)
     run_starts_kernel(const fz_gpu_args a, const Work w) {
-    __shared__ TileScan::TempStorage tmp;
+    __shared__ uint32_t warp_sums[kTileWarps];
     TileSpan ts;
     if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts) ||
         !rle_may_win(w.plan[blockIdx.x], ts.sp.n))
@@ -1718,7 +1748,7 @@ __global__ void __launch_bounds__(kTileThreads)
     const uint16_t *codes = w.codes + ts.sp.first;
     uint32_t *aux = w.aux + ts.sp.first;
     tile_compact(
-        ts, *tile_slot(w, w.tile_runs), tmp,
+        ts, *tile_slot(w, w.tile_runs), warp_sums,
         [&](uint32_t i) { return i == 0 || codes[i] != codes[i - 1]; },
         [&](uint32_t i, uint32_t r) { aux[r] = i; });
 }
@@ -1832,6 +1862,7 @@ __device__ void encode_tile(const uint16_t *codes, uint32_t from, uint32_t end,
 
 struct __align__(16) WriteShared {
     TileScan::TempStorage scan;
+    uint32_t warp_sums[kTileWarps];
     uint32_t words[kSubWords];
 };
 
@@ -1884,17 +1915,20 @@ __global__ void __launch_bounds__(kTileThreads)
     uint8_t *e = o + (uint64_t)p.nout * LZ_OUTLIER_BYTES;
     uint8_t *s = e + (uint64_t)p.nexc * (4 + ES);
     TileSpan ts;
-    if (tile_of(a, n, &ts)) {
+    const uint32_t T = (uint32_t)lz_sub_count(n);
+    /* tiles without outliers (exceptions) skip their compaction */
+    if (tile_of(a, n, &ts) && tile_items(w, w.tile_out, T, p.nout))
         tile_compact(
-            ts, *tile_slot(w, w.tile_out), sh.scan,
+            ts, *tile_slot(w, w.tile_out), sh.warp_sums,
             [&](uint32_t i) { return codes[i] == 0; },
             [&](uint32_t i, uint32_t r) {
                 put32(o + (uint64_t)r * LZ_OUTLIER_BYTES, i);
                 put32(o + (uint64_t)r * LZ_OUTLIER_BYTES + 4,
                       (uint32_t)residual(q, i, g));
             });
+    if (tile_of(a, n, &ts) && tile_items(w, w.tile_exc, T, p.nexc))
         tile_compact(
-            ts, *tile_slot(w, w.tile_exc), sh.scan,
+            ts, *tile_slot(w, w.tile_exc), sh.warp_sums,
             [&](uint32_t i) { return exc[i] != 0; },
             [&](uint32_t i, uint32_t r) {
                 uint8_t *d = e + (uint64_t)r * (4 + ES);
@@ -1902,7 +1936,6 @@ __global__ void __launch_bounds__(kTileThreads)
                 for (int k = 0; k < ES; k++)
                     d[4 + k] = in[(uint64_t)i * ES + k];
             });
-    }
     if (p.flow == kRle) {
         if (threadIdx.x == 0 && t == 0)
             put32(s, p.runs);
@@ -1961,7 +1994,7 @@ __global__ void __launch_bounds__(kTileThreads)
     const uint32_t bits = *tile_slot(w, w.sub_bits);
     if (threadIdx.x == 0)
         put32(sizes + 4ull * t, bits);
-    __syncthreads(); /* sh.scan was last used by tile_compact */
+    __syncthreads(); /* the compactions are done in every thread */
     encode_tile(codes, ts.lo, ts.hi, bits, bk, data + *tile_slot(w, w.sub_off),
                 sh.words, sh.scan);
 }
