@@ -3,9 +3,10 @@
  * sequence of kernels on the caller's stream:
  *   1. REL: the value range (CUB), then a 1-thread kernel resolving the
  *      enforced bound into the scratch head;
- *   2. grid kernels over (chunk, tile of LZ_SUB_SYMBOLS values), per-chunk
+ *   2. one grid kernel over (chunk, box of whole Lorenzo tiles), per-chunk
  *      results summed by atomics: prequantization, exact bound check and
- *      checksums; quant codes and the histogram (warp-aggregated);
+ *      checksums, q of the box in shared memory, quant codes and the
+ *      histogram (hot codes by warp ballots), outlier residuals;
  *   3. the code book: the used codes sorted by (frequency, code) (CUB
  *      segmented radix sort over all chunks), then per chunk a block:
  *      package-merge levels merged in parallel (lz_pm_merge, the CPU's
@@ -253,88 +254,6 @@ __device__ uint32_t block_sum(uint32_t x, uint32_t *sm) {
     for (int k = 0; k < kWarps; k++)
         t += sm[k];
     return t;
-}
-
-/* n / d for n < 2^32 and any d >= 1 without a 64-bit division: with
- * m = ceil(2^64 / d) (d in 2..2^32 - 1), m d = 2^64 + r, 0 <= r < d, so
- * n m / 2^64 = n / d + n r / (d 2^64), and n r < 2^64 keeps the floor. */
-struct FastDiv {
-    uint64_t d, m; /* m = 0: d is 1 or at least 2^32 (then n / d = 0) */
-};
-
-__device__ FastDiv fast_div(uint64_t d) {
-    FastDiv f;
-    f.d = d;
-    f.m = d >= 2 && d <= UINT32_MAX ? UINT64_MAX / d + 1 : 0;
-    return f;
-}
-
-__device__ uint32_t div_by(uint32_t n, const FastDiv &f) {
-    if (f.m)
-        return (uint32_t)__umul64hi(n, f.m);
-    return f.d == 1 ? n : 0u;
-}
-
-/* The geometry of a chunk for per-value work: divisors of the local
- * index (< 2^32) by X and X Y, tile extents as masks. */
-struct LocalGeom {
-    FastDiv X, XY;
-    uint64_t Y, sy, sz;
-    uint32_t mx, my, mz; /* tile extent - 1 (powers of two) */
-    uint32_t pd;
-};
-static_assert((LZ_TILE1 & (LZ_TILE1 - 1)) == 0 &&
-                  (LZ_TILE2 & (LZ_TILE2 - 1)) == 0 &&
-                  (LZ_TILE3X & (LZ_TILE3X - 1)) == 0 &&
-                  (LZ_TILE3Y & (LZ_TILE3Y - 1)) == 0 &&
-                  (LZ_TILE3Z & (LZ_TILE3Z - 1)) == 0,
-              "tile extents are powers of two");
-
-__device__ LocalGeom local_geom(const fz_header &h) {
-    const lz_geom g = lz_geometry(&h);
-    LocalGeom l;
-    l.X = fast_div(g.X);
-    l.XY = fast_div(g.X * g.Y);
-    l.Y = g.Y;
-    l.sy = g.X;
-    l.sz = g.X * g.Y;
-    l.mx = g.tx - 1;
-    l.my = g.ty - 1;
-    l.mz = g.tz - 1;
-    l.pd = g.pd;
-    return l;
-}
-
-/* Lorenzo residual of value i of a chunk (q in the chunk), zero padding at
- * tile borders: exactly the CPU's differences along x, y, z (|q| < 2^27,
- * so no partial sum overflows). Coordinates as lz_coords: x = i mod X,
- * y = (i / X) mod Y, z = i / (X Y) (i < X Y unless pd = 3). */
-__device__ int32_t residual(const int32_t *q, uint32_t i, const LocalGeom &g) {
-    const uint32_t t = div_by(i, g.X), z = div_by(i, g.XY);
-    const uint64_t x = i - (uint64_t)t * g.sy, y = t - (uint64_t)z * g.Y;
-    const bool bx = (x & g.mx) != 0;
-    const bool by = g.pd >= 2 && (y & g.my) != 0;
-    const bool bz = g.pd >= 3 && (z & g.mz) != 0;
-    const uint64_t sy = g.sy, sz = g.sz;
-    int32_t d = q[i];
-    if (bx)
-        d -= q[i - 1];
-    if (by) {
-        d -= q[i - sy];
-        if (bx)
-            d += q[i - sy - 1];
-    }
-    if (bz) {
-        d -= q[i - sz];
-        if (bx)
-            d += q[i - sz - 1];
-        if (by) {
-            d += q[i - sz - sy];
-            if (bx)
-                d -= q[i - sz - sy - 1];
-        }
-    }
-    return d;
 }
 
 struct ChunkSpan {
@@ -1155,45 +1074,6 @@ __device__ uint32_t tile_items(const Work &w, const uint32_t *arr, uint32_t T,
     return (blockIdx.y + 1 < T ? at[1] : total) - at[0];
 }
 
-/* Prequantization, exception flags, checksums of what decoding returns
- * and of the input, summed per chunk; exceptions per tile. */
-template <int ES>
-__global__ void __launch_bounds__(kTileThreads)
-    quant_kernel(const fz_gpu_args a, const Work w) {
-    typedef Val<ES> V;
-    typedef typename V::U U;
-    __shared__ uint32_t sums[3][kTileThreads / 32];
-    TileSpan ts;
-    if (!tile_of(a, chunk_n(a), &ts))
-        return;
-    const double eb = double_of(a.scratch->bound_eff_bits);
-    const double ebx2 = lz_ebx2(eb);
-    const U *src = reinterpret_cast<const U *>(a.src) + ts.sp.first;
-    int32_t *q = w.q + ts.sp.first;
-    uint8_t *exc = w.exc + ts.sp.first;
-    uint32_t hash_recon = 0, hash_raw = 0, nexc = 0;
-    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
-        const U b = src[i];
-        int32_t qi = 0;
-        const bool ok = V::quant(b, eb, ebx2, &qi);
-        hash_raw += V::hash(b, i);
-        hash_recon += V::hash(ok ? V::recon(qi, ebx2) : b, i);
-        nexc += !ok;
-        q[i] = qi;
-        exc[i] = ok ? 0 : 1;
-    }
-    hash_recon = tile_sum(hash_recon, sums[0]);
-    hash_raw = tile_sum(hash_raw, sums[1]);
-    nexc = tile_sum(nexc, sums[2]);
-    if (threadIdx.x == 0) {
-        ChunkAcc *acc = &w.acc[blockIdx.x];
-        atomicAdd(&acc->hash_recon, hash_recon);
-        atomicAdd(&acc->hash_raw, hash_raw);
-        atomicAdd(&acc->nexc, nexc);
-        *tile_slot(w, w.tile_exc) = nexc;
-    }
-}
-
 /* Counts of the hot codes of a warp: 0 (outliers) and R - 1, R, R + 1,
  * where smooth data puts nearly every code. */
 struct HotCounts {
@@ -1218,15 +1098,148 @@ __device__ void count_codes(uint32_t code, uint32_t R, uint32_t *hist,
         atomicAdd(&hist[code], 1u);
 }
 
-/* Quant codes, the chunk histogram (hot codes counted per warp), zero
- * codes (outliers) per tile. */
-__global__ void __launch_bounds__(kTileThreads)
-    codes_kernel(const fz_gpu_args a, const Work w) {
-    __shared__ uint32_t hist[kSharedHist];
-    __shared__ uint32_t sums[kTileThreads / 32];
-    TileSpan ts;
-    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
+/* Boxes of the fused quantization: whole Lorenzo tiles, kTile values
+ * (1-D: 4096 x 1 x 1, 2-D: 256 x 16, 3-D: 64 x 8 x 8), so every value's
+ * predecessors are in its box. A chunk (whole slabs) is seen as
+ * Xc x Yc x Zc values, x fastest; boxes at its far edges are partial. */
+struct BoxGeom {
+    uint32_t Xc, Yc, Zc;      /* chunk extents in values */
+    uint32_t bx_log, by_log;  /* box extents 2^bx_log x 2^by_log x ... */
+    uint32_t mx, my, mz;      /* tile extent - 1 (powers of two) */
+    uint32_t nbx, nby, boxes; /* boxes along x, y and in all */
+};
+static_assert((LZ_TILE1 & (LZ_TILE1 - 1)) == 0 &&
+                  (LZ_TILE2 & (LZ_TILE2 - 1)) == 0 &&
+                  (LZ_TILE3X & (LZ_TILE3X - 1)) == 0 &&
+                  (LZ_TILE3Y & (LZ_TILE3Y - 1)) == 0 &&
+                  (LZ_TILE3Z & (LZ_TILE3Z - 1)) == 0,
+              "tile extents are powers of two");
+static_assert(kTile % LZ_TILE1 == 0 && kTile % (LZ_TILE2 * LZ_TILE2) == 0 &&
+                  kTile % (LZ_TILE3X * LZ_TILE3Y * LZ_TILE3Z) == 0 &&
+                  kTile / (LZ_TILE3Y * LZ_TILE3Z) >= 32 &&
+                  kTile / LZ_TILE2 >= 32 && kTile % kTileThreads == 0,
+              "boxes are whole tiles, rows of whole warps");
+
+__host__ __device__ uint32_t log2_of(uint32_t v) {
+    uint32_t l = 0;
+    while ((1u << l) < v)
+        l++;
+    return l;
+}
+
+/* The boxes of a chunk of n values (a chunk is whole rows and planes). */
+__host__ __device__ BoxGeom box_geom(const fz_header &h, uint32_t n) {
+    const lz_geom g = lz_geometry(&h);
+    BoxGeom b;
+    b.Xc = g.pd == 1 ? n : (uint32_t)g.X;
+    b.Yc = g.pd == 1 ? 1u : g.pd == 2 ? n / b.Xc : (uint32_t)g.Y;
+    b.Zc = g.pd == 3 ? n / (b.Xc * b.Yc) : 1u;
+    b.by_log = log2_of(g.ty);
+    b.bx_log = log2_of(kTile / (g.ty * g.tz));
+    b.mx = g.tx - 1;
+    b.my = g.ty - 1;
+    b.mz = g.tz - 1;
+    b.nbx = (b.Xc + (1u << b.bx_log) - 1) >> b.bx_log;
+    b.nby = (b.Yc + g.ty - 1) / g.ty;
+    b.boxes = n ? b.nbx * b.nby * ((b.Zc + g.tz - 1) / g.tz) : 0u;
+    return b;
+}
+
+/* One value of a box: coordinates in the chunk, chunk index i. */
+struct BoxValue {
+    uint32_t x, y, z, i;
+    bool valid;
+};
+
+/* The first value of box number box. */
+__device__ BoxValue box_origin(const BoxGeom &b, uint32_t box) {
+    BoxValue o;
+    o.x = (box % b.nbx) << b.bx_log;
+    o.y = ((box / b.nbx) % b.nby) << b.by_log;
+    o.z = box / (b.nbx * b.nby) * (b.mz + 1);
+    o.i = 0;
+    o.valid = false;
+    return o;
+}
+
+/* Value k of the box at o (x fastest). */
+__device__ BoxValue box_value(const BoxGeom &b, const BoxValue &o, uint32_t k) {
+    BoxValue v;
+    v.x = o.x + (k & ((1u << b.bx_log) - 1));
+    v.y = o.y + ((k >> b.bx_log) & ((1u << b.by_log) - 1));
+    v.z = o.z + (k >> (b.bx_log + b.by_log));
+    v.valid = v.x < b.Xc && v.y < b.Yc && v.z < b.Zc;
+    v.i = v.valid ? (v.z * b.Yc + v.y) * b.Xc + v.x : 0u;
+    return v;
+}
+
+/* Lorenzo residual of box value k from the box's q (zero padding at tile
+ * borders): exactly the CPU's differences along x, y, z (|q| < 2^27, so
+ * no partial sum overflows). */
+__device__ int32_t box_residual(const int32_t *sq, uint32_t k,
+                                const BoxValue &v, const BoxGeom &b) {
+    const bool bx = (v.x & b.mx) != 0, by = (v.y & b.my) != 0;
+    const bool bz = (v.z & b.mz) != 0;
+    const uint32_t sy = 1u << b.bx_log, sz = 1u << (b.bx_log + b.by_log);
+    int32_t d = sq[k];
+    if (bx)
+        d -= sq[k - 1];
+    if (by) {
+        d -= sq[k - sy];
+        if (bx)
+            d += sq[k - sy - 1];
+    }
+    if (bz) {
+        d -= sq[k - sz];
+        if (bx)
+            d += sq[k - sz - 1];
+        if (by) {
+            d += sq[k - sz - sy];
+            if (bx)
+                d -= sq[k - sz - sy - 1];
+        }
+    }
+    return d;
+}
+
+/* Adds the warp's flagged values to the per-tile counts arr of the
+ * chunk. A warp's valid lanes are consecutive values of one row, so they
+ * span at most two tiles of kTile values: one atomic for each. */
+__device__ void add_tile_count(uint32_t *arr, bool flag, uint32_t i) {
+    const uint32_t flags = __ballot_sync(FZ_FULL_MASK, flag);
+    if (!flags) /* warp-uniform */
         return;
+    const uint32_t lane = threadIdx.x & 31, lead = __ffs(flags) - 1;
+    const uint32_t t0 = __shfl_sync(FZ_FULL_MASK, i / kTile, lead);
+    const uint32_t first = __ballot_sync(FZ_FULL_MASK, flag && i / kTile == t0);
+    const uint32_t rest = flags & ~first; /* in tile t0 + 1 */
+    if (lane == lead)
+        atomicAdd(&arr[t0], (uint32_t)__popc(first));
+    if (rest && lane == (uint32_t)__ffs(rest) - 1)
+        atomicAdd(&arr[i / kTile], (uint32_t)__popc(rest));
+}
+
+/* Grid (chunk, boxes strided): prequantization, exception flags,
+ * checksums of what decoding returns and of the input (summed per chunk),
+ * q of the box in shared memory, then quant codes, the histogram (hot
+ * codes per warp), exceptions and zero codes (outliers) per tile of kTile
+ * values, and the residual of every outlier into w.q (q itself is never
+ * stored). */
+template <int ES>
+__global__ void __launch_bounds__(kTileThreads)
+    quant_codes_kernel(const fz_gpu_args a, const Work w) {
+    typedef Val<ES> V;
+    typedef typename V::U U;
+    __shared__ int32_t sq[kTile];
+    __shared__ uint32_t hist[kSharedHist];
+    __shared__ uint32_t sums[3][kTileWarps];
+    const ChunkSpan sp = chunk_span(a.expect, blockIdx.x, ES);
+    const BoxGeom bg = box_geom(a.expect, sp.n);
+    if (blockIdx.y >= bg.boxes)
+        return;
+    const double eb = double_of(a.scratch->bound_eff_bits);
+    const double ebx2 = lz_ebx2(eb);
+    const bool coded = eb != 0.0; /* else verbatim: checksums only */
     const uint32_t R = a.expect.codec_params[0], S = w.nsym;
     const bool shared_hist = S <= kSharedHist;
     uint32_t *chunk_hist = w.hist + (uint64_t)blockIdx.x * S;
@@ -1234,21 +1247,48 @@ __global__ void __launch_bounds__(kTileThreads)
     if (shared_hist)
         for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
             hist[s] = 0;
-    __syncthreads();
-    const LocalGeom g = local_geom(a.expect);
-    const int32_t *q = w.q + ts.sp.first;
-    uint16_t *codes = w.codes + ts.sp.first;
+    const U *src = reinterpret_cast<const U *>(a.src) + sp.first;
+    int32_t *outlier = w.q + sp.first;
+    uint16_t *codes = w.codes + sp.first;
+    uint8_t *exc = w.exc + sp.first;
+    uint32_t *tile_out = w.tile_out + blockIdx.x * w.subs_per_chunk;
+    uint32_t *tile_exc = w.tile_exc + blockIdx.x * w.subs_per_chunk;
+    uint32_t hash_recon = 0, hash_raw = 0, nexc = 0;
     HotCounts hot = {0, 0, 0, 0};
-    for (uint32_t base = ts.lo; base < ts.hi; base += kTileThreads) {
-        const uint32_t i = base + threadIdx.x; /* warp-uniform trips */
-        uint32_t code = UINT32_MAX;            /* no code */
-        if (i < ts.hi) {
-            code = lz_code_of(residual(q, i, g), R);
-            codes[i] = (uint16_t)code;
+    for (uint32_t box = blockIdx.y; box < bg.boxes; box += gridDim.y) {
+        const BoxValue o = box_origin(bg, box);
+        for (uint32_t k = threadIdx.x; k < kTile; k += kTileThreads) {
+            const BoxValue v = box_value(bg, o, k);
+            int32_t qi = 0;
+            bool ok = true;
+            if (v.valid) {
+                const U b = src[v.i];
+                ok = V::quant(b, eb, ebx2, &qi);
+                hash_raw += V::hash(b, v.i);
+                hash_recon += V::hash(ok ? V::recon(qi, ebx2) : b, v.i);
+                nexc += !ok;
+                exc[v.i] = ok ? 0 : 1;
+            }
+            sq[k] = ok ? qi : 0;
+            add_tile_count(tile_exc, !ok, v.i);
         }
-        count_codes(code, R, to, &hot);
+        __syncthreads(); /* sq complete; also orders the hist zeroing */
+        for (uint32_t k = threadIdx.x; coded && k < kTile; k += kTileThreads) {
+            const BoxValue v = box_value(bg, o, k);
+            uint32_t code = UINT32_MAX; /* no code */
+            if (v.valid) {
+                const int32_t d = box_residual(sq, k, v, bg);
+                code = lz_code_of(d, R);
+                codes[v.i] = (uint16_t)code;
+                if (code == 0)
+                    outlier[v.i] = d;
+            }
+            add_tile_count(tile_out, code == 0, v.i);
+            count_codes(code, R, to, &hot);
+        }
+        __syncthreads(); /* sq is rewritten by the next box */
     }
-    if ((threadIdx.x & 31) == 0) { /* R - 1 >= 1, R + 1 < S: distinct */
+    if (coded && (threadIdx.x & 31) == 0) { /* R-1 >= 1, R+1 < S: distinct */
         const uint32_t sym[4] = {0, R - 1, R, R + 1};
         const uint32_t cnt[4] = {hot.zero, hot.below, hot.at, hot.above};
         for (int k = 0; k < 4; k++)
@@ -1256,15 +1296,19 @@ __global__ void __launch_bounds__(kTileThreads)
                 atomicAdd(&to[sym[k]], cnt[k]);
     }
     __syncthreads();
-    if (shared_hist)
+    if (coded && shared_hist)
         for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
             if (hist[s])
                 atomicAdd(&chunk_hist[s], hist[s]);
-    /* every lane holds its warp's zero count: lane 0 adds it once */
-    const uint32_t zeros =
-        tile_sum((threadIdx.x & 31) == 0 ? hot.zero : 0u, sums);
-    if (threadIdx.x == 0)
-        *tile_slot(w, w.tile_out) = zeros;
+    hash_recon = tile_sum(hash_recon, sums[0]);
+    hash_raw = tile_sum(hash_raw, sums[1]);
+    nexc = tile_sum(nexc, sums[2]);
+    if (threadIdx.x == 0) {
+        ChunkAcc *acc = &w.acc[blockIdx.x];
+        atomicAdd(&acc->hash_recon, hash_recon);
+        atomicAdd(&acc->hash_raw, hash_raw);
+        atomicAdd(&acc->nexc, nexc);
+    }
 }
 
 /* ------------------------------------------------------ code book */
@@ -1904,7 +1948,6 @@ __global__ void __launch_bounds__(kTileThreads)
     const uint16_t *codes = w.codes + sp.first;
     const uint8_t *exc = w.exc + sp.first;
     const uint32_t *aux = w.aux + sp.first;
-    const LocalGeom g = local_geom(h);
     if (threadIdx.x == 0 && t == 0) {
         out[0] = (uint8_t)p.flow;
         out[1] = out[2] = out[3] = 0;
@@ -1923,8 +1966,7 @@ __global__ void __launch_bounds__(kTileThreads)
             [&](uint32_t i) { return codes[i] == 0; },
             [&](uint32_t i, uint32_t r) {
                 put32(o + (uint64_t)r * LZ_OUTLIER_BYTES, i);
-                put32(o + (uint64_t)r * LZ_OUTLIER_BYTES + 4,
-                      (uint32_t)residual(q, i, g));
+                put32(o + (uint64_t)r * LZ_OUTLIER_BYTES + 4, (uint32_t)q[i]);
             });
     if (tile_of(a, n, &ts) && tile_items(w, w.tile_exc, T, p.nexc))
         tile_compact(
@@ -2028,16 +2070,24 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
     if (err == cudaSuccess)
         err =
             cudaMemsetAsync(w.acc, 0, sizeof(ChunkAcc) * h.chunk_count, stream);
+    const uint64_t tiles = 4ull * h.chunk_count * w.subs_per_chunk;
+    if (err == cudaSuccess)
+        err = cudaMemsetAsync(w.tile_out, 0, tiles, stream);
+    if (err == cudaSuccess)
+        err = cudaMemsetAsync(w.tile_exc, 0, tiles, stream);
     if (err == cudaSuccess && h.mode == 2)
         err = fz_gpu_value_range(a, stream);
     if (err != cudaSuccess)
         return err;
     resolve_bound<<<1, 1, 0, stream>>>(*a);
+    /* boxes of the largest chunk, strided over at most 65535 blocks */
+    const uint32_t boxes =
+        box_geom(h, (uint32_t)(h.chunk_bytes / fz_dtype_size(h.dtype))).boxes;
+    const dim3 per_box(C, boxes < 65535u ? (boxes ? boxes : 1u) : 65535u);
     if (f32)
-        quant_kernel<4><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+        quant_codes_kernel<4><<<per_box, kTileThreads, 0, stream>>>(*a, w);
     else
-        quant_kernel<8><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
-    codes_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+        quant_codes_kernel<8><<<per_box, kTileThreads, 0, stream>>>(*a, w);
     err = cudaGetLastError();
     const uint64_t *sorted = nullptr;
     if (err == cudaSuccess)
