@@ -83,9 +83,8 @@ struct ChunkDecode {
 
 /* Per-call work arrays after the generic temp region (see work_layout). */
 struct Work {
-    int32_t *q;      /* compress: prequantized values; decode: residuals */
+    int32_t *q;      /* compress: outlier residuals; decode: residuals */
     uint16_t *codes; /* quant codes */
-    uint8_t *exc;    /* compress: exception flags */
     uint32_t *aux;   /* run starts */
     uint32_t *hist;  /* per-chunk histograms */
     uint8_t *book;   /* per-chunk code book (and package-merge lists) */
@@ -177,7 +176,6 @@ uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
     };
     w->q = (int32_t *)take(4 * n);
     w->codes = (uint16_t *)take(2 * n);
-    w->exc = (uint8_t *)take(n);
     w->aux = (uint32_t *)take(4 * n);
     w->hist = (uint32_t *)take(4ull * C * w->nsym);
     w->book = take(C * w->book_stride);
@@ -1219,12 +1217,12 @@ __device__ void add_tile_count(uint32_t *arr, bool flag, uint32_t i) {
         atomicAdd(&arr[i / kTile], (uint32_t)__popc(rest));
 }
 
-/* Grid (chunk, boxes strided): prequantization, exception flags,
- * checksums of what decoding returns and of the input (summed per chunk),
- * q of the box in shared memory, then quant codes, the histogram (hot
- * codes per warp), exceptions and zero codes (outliers) per tile of kTile
- * values, and the residual of every outlier into w.q (q itself is never
- * stored). */
+/* Grid (chunk, boxes strided): prequantization, checksums of what
+ * decoding returns and of the input (summed per chunk), q of the box in
+ * shared memory, then quant codes, the histogram (hot codes per warp),
+ * exceptions and zero codes (outliers) per tile of kTile values, and the
+ * residual of every outlier into w.q (q itself is never stored; write
+ * finds the exceptions of a tile that has some by quantizing again). */
 template <int ES>
 __global__ void __launch_bounds__(kTileThreads)
     quant_codes_kernel(const fz_gpu_args a, const Work w) {
@@ -1250,7 +1248,6 @@ __global__ void __launch_bounds__(kTileThreads)
     const U *src = reinterpret_cast<const U *>(a.src) + sp.first;
     int32_t *outlier = w.q + sp.first;
     uint16_t *codes = w.codes + sp.first;
-    uint8_t *exc = w.exc + sp.first;
     uint32_t *tile_out = w.tile_out + blockIdx.x * w.subs_per_chunk;
     uint32_t *tile_exc = w.tile_exc + blockIdx.x * w.subs_per_chunk;
     uint32_t hash_recon = 0, hash_raw = 0, nexc = 0;
@@ -1267,7 +1264,6 @@ __global__ void __launch_bounds__(kTileThreads)
                 hash_raw += V::hash(b, v.i);
                 hash_recon += V::hash(ok ? V::recon(qi, ebx2) : b, v.i);
                 nexc += !ok;
-                exc[v.i] = ok ? 0 : 1;
             }
             sq[k] = ok ? qi : 0;
             add_tile_count(tile_exc, !ok, v.i);
@@ -1946,8 +1942,11 @@ __global__ void __launch_bounds__(kTileThreads)
     }
     const int32_t *q = w.q + sp.first;
     const uint16_t *codes = w.codes + sp.first;
-    const uint8_t *exc = w.exc + sp.first;
     const uint32_t *aux = w.aux + sp.first;
+    const typename Val<ES>::U *vals =
+        reinterpret_cast<const typename Val<ES>::U *>(in);
+    const double eb = double_of(a.scratch->bound_eff_bits);
+    const double ebx2 = lz_ebx2(eb);
     if (threadIdx.x == 0 && t == 0) {
         out[0] = (uint8_t)p.flow;
         out[1] = out[2] = out[3] = 0;
@@ -1968,10 +1967,14 @@ __global__ void __launch_bounds__(kTileThreads)
                 put32(o + (uint64_t)r * LZ_OUTLIER_BYTES, i);
                 put32(o + (uint64_t)r * LZ_OUTLIER_BYTES + 4, (uint32_t)q[i]);
             });
+    /* exceptions: the quantization's verdict again, in tiles with some */
     if (tile_of(a, n, &ts) && tile_items(w, w.tile_exc, T, p.nexc))
         tile_compact(
             ts, *tile_slot(w, w.tile_exc), sh.warp_sums,
-            [&](uint32_t i) { return exc[i] != 0; },
+            [&](uint32_t i) {
+                int32_t qi;
+                return !Val<ES>::quant(vals[i], eb, ebx2, &qi);
+            },
             [&](uint32_t i, uint32_t r) {
                 uint8_t *d = e + (uint64_t)r * (4 + ES);
                 put32(d, i);
