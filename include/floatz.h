@@ -88,8 +88,9 @@ typedef enum fz_codec {
                             per chunk, 1..1025, 0 = 1025) */
     FZ_CODEC_LORENZO = 4 /* cuSZ+-style dual quantization, 1-D/2-D/3-D
                             Lorenzo prediction (from the shape), Huffman or
-                            run-length codes; ABS/REL only (lossless or a
-                            bound of 0: FZ_ERR_UNSUPPORTED) */
+                            run-length codes; ABS/REL only (lossless:
+                            FZ_ERR_UNSUPPORTED; a bound of 0 stores every
+                            chunk verbatim, exactly) */
 } fz_codec;
 
 typedef enum fz_mode {
@@ -144,6 +145,7 @@ typedef struct fz_params {
  *         from the latest value of the same dimension in the previous
  *         subchunk of 32 values; [1] values per chunk, a multiple of 32
  *         up to 4194304 (0 = default, a function of the value count only).
+ *  - falcon: [0] values per chunk, 1..1025 (0 = default 1025).
  *  - lorenzo: [0] quant-code radius 2..32768 (0 = default 512): residuals
  *         of magnitude >= radius are stored as outliers.
  * fz_inspect() reports the values a stream was made with (never 0). */

@@ -524,6 +524,41 @@ static void huff_bad_sizes(uint8_t *buf, uint64_t size, uint16_t *back,
           FZS_OK);
 }
 
+/* The reference reader: lz_huff_read's checks with one canonical search
+ * per code (lz_huff_next) instead of the look-up table. */
+static int huff_read_serial(const uint8_t *p, size_t size, uint16_t *codes,
+                            uint64_t n, uint32_t nsym, uint8_t *len,
+                            uint32_t *syms) {
+    lz_huff_table t;
+    const uint32_t at = lz_huff_parse_table(p, size, n, nsym, len, &t, syms);
+    if (!at)
+        return FZS_CORRUPT_CHUNK;
+    const uint64_t nsub = lz_sub_count(n);
+    const uint8_t *data = p + at + LZ_SUB_SIZE * nsub;
+    uint64_t left = size - at - LZ_SUB_SIZE * nsub;
+    for (uint64_t b = 0; b < nsub; b++) {
+        const uint32_t bits = fz_load16(p + at + LZ_SUB_SIZE * b);
+        const uint64_t bytes = ((uint64_t)bits + 7) / 8;
+        const uint64_t end =
+            (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
+        if (bytes > left || !lz_sub_bits_ok(bits, end - b * LZ_SUB_SYMBOLS))
+            return FZS_CORRUPT_CHUNK;
+        uint64_t pos = 0;
+        for (uint64_t i = b * LZ_SUB_SYMBOLS; i < end; i++) {
+            const int32_t sym = lz_huff_next(&t, syms, data, bits, &pos);
+            if (sym < 0)
+                return FZS_CORRUPT_CHUNK;
+            codes[i] = (uint16_t)sym;
+        }
+        if (pos != bits ||
+            (bits & 7 && data[bytes - 1] & (0xFFu >> (bits & 7))))
+            return FZS_CORRUPT_CHUNK;
+        data += bytes;
+        left -= bytes;
+    }
+    return left == 0 ? FZS_OK : FZS_CORRUPT_CHUNK;
+}
+
 /* Lengths <= 20 with a complete code (or one symbol of length 1), plan
  * size equal to the written size, decode equal to the input. */
 static void huff_round_trip(const uint16_t *codes, uint64_t n, uint32_t nsym) {
@@ -548,6 +583,7 @@ static void huff_round_trip(const uint16_t *codes, uint64_t n, uint32_t nsym) {
     for (int k = 0; k < 8; k++) /* wrote exactly the planned size */
         CHECK(buf[size + (size_t)k] == 0xAB);
     uint16_t *back = (uint16_t *)tu_xmalloc((size_t)n * 2);
+    uint16_t *ref = (uint16_t *)tu_xmalloc((size_t)n * 2);
     CHECK(lz_huff_read(buf, (size_t)size, back, n, nsym, f.len, f.syms) ==
           FZS_OK);
     CHECK(memcmp(back, codes, (size_t)n * 2) == 0);
@@ -561,9 +597,15 @@ static void huff_round_trip(const uint16_t *codes, uint64_t n, uint32_t nsym) {
         buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
         int s = lz_huff_read(buf, (size_t)size, back, n, nsym, f.len, f.syms);
         CHECK(s == FZS_OK || s == FZS_CORRUPT_CHUNK);
+        /* the table reader accepts exactly what the serial one does */
+        const int s_ref =
+            huff_read_serial(buf, (size_t)size, ref, n, nsym, f.len, f.syms);
+        CHECK(s == s_ref);
+        CHECK(s != FZS_OK || memcmp(back, ref, (size_t)n * 2) == 0);
         buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
     }
     huff_bad_sizes(buf, size, back, n, &f, nsym);
+    free(ref);
     free(back);
     free(buf);
     free(f.len);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/codecs/sleek/sleek_xform.h"
+#include "rel_sample_test.h"
 #include "test_util.h"
 
 static unsigned cases_run;
@@ -445,21 +445,6 @@ static void test_lossy_cases(void) {
             cases_run++;
         }
     }
-}
-
-/* The first position >= from that the GPU's REL sample does not read. */
-static size_t unsampled_at_or_after(size_t from, size_t n) {
-    const uint64_t m = n < SLEEK_SAMPLE ? n : SLEEK_SAMPLE;
-    uint8_t *seen = calloc(n, 1);
-    CHECK(seen != NULL);
-    for (uint64_t k = 0; k < m; k++)
-        seen[sleek_sample_index(k, n, m)] = 1;
-    size_t i = from;
-    while (i < n && seen[i])
-        i++;
-    free(seen);
-    CHECK(i < n);
-    return i;
 }
 
 /* 7: REL on the GPU takes its bound from a sample of the values

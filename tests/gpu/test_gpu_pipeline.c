@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/codecs/sleek/sleek_xform.h"
 #include "../../src/common/fz_bound.h"
 #include "pipeline_cases.h"
+#include "rel_sample_test.h"
 #include "test_util.h"
 
 static unsigned cases_run;
@@ -401,22 +401,6 @@ static void rel_case(const char *name, const fz_params *p0, const void *data,
     CHECK(unsetenv("FZ_GPU_RESIDENT_MIB") == 0);
     free(ref);
     free(want);
-}
-
-/* The first position >= from that the REL sample (sleek_sample_index over
- * the whole array) does not read. */
-static size_t unsampled_at_or_after(size_t from, size_t n) {
-    const uint64_t m = n < SLEEK_SAMPLE ? n : SLEEK_SAMPLE;
-    uint8_t *seen = (uint8_t *)calloc(n, 1);
-    CHECK(seen != NULL);
-    for (uint64_t k = 0; k < m; k++)
-        seen[sleek_sample_index(k, n, m)] = 1;
-    size_t i = from;
-    while (i < n && seen[i])
-        i++;
-    free(seen);
-    CHECK(i < n);
-    return i;
 }
 
 /* sleek's effective REL bound (binary64 bits, 0: lossless) from the finite

@@ -258,6 +258,22 @@ static uint64_t rle_size(const uint16_t *codes, uint64_t n, uint64_t *runs) {
     return 4 + 3 * r + extra;
 }
 
+/* Runs of equal codes (what rle_size counts), in a loop the compiler
+ * vectorizes: RLE costs at least 4 + 3 runs bytes, so when that already
+ * loses to the Huffman size the exact size is never needed. */
+static uint64_t count_runs(const uint16_t *codes, uint64_t n) {
+    uint64_t changes = 0;
+    for (uint64_t i = 1; i < n; i++)
+        changes += codes[i] != codes[i - 1];
+    return n ? changes + 1 : 0;
+}
+
+/* min(rle_size, 8) from the run count alone: no run costs 4 bytes; one
+ * run 7 bytes below 128 values, else at least 8; two or more at least 10. */
+static uint64_t rle_size_capped(uint64_t n, uint64_t runs) {
+    return runs == 0 ? 4 : runs == 1 && n < 128 ? 7 : 8;
+}
+
 /* u32 runs, the codes of all runs, then their LEB128 lengths. */
 static uint8_t *write_rle(uint8_t *p, const uint16_t *codes, uint64_t n,
                           uint64_t runs) {
@@ -304,13 +320,15 @@ static size_t encode_chunk(const fz_header *h, const void *src, uint64_t n,
     lorenzo_residuals(&g, w->q, n);
     quant_codes(w, n, radius);
 
-    uint64_t runs;
+    uint64_t runs = count_runs(w->codes, n);
     const uint64_t lists =
         LZ_CHUNK_HEAD + w->nout * LZ_OUTLIER_BYTES + w->nexc * (4 + es);
-    const uint64_t rle = rle_size(w->codes, n, &runs);
-    if (lists + (rle < 8 ? rle : 8) >= raw) /* cheap early exit */
+    if (lists + rle_size_capped(n, runs) >= raw) /* cheap early exit */
         goto verbatim;
     const uint64_t huff = lz_huff_plan(&w->huff, w->codes, n);
+    /* Huffman wins ties, so the exact RLE size matters only below it */
+    const uint64_t rle =
+        4 + 3 * runs >= huff ? huff : rle_size(w->codes, n, &runs);
     const int use_rle = rle < huff;
     const uint64_t total = lists + (use_rle ? rle : huff);
     if (total >= raw)

@@ -471,32 +471,60 @@ static FZ_HD int32_t lz_huff_next(const lz_huff_table *t, const uint32_t *syms,
 }
 
 /* ------------------------------------------------ CPU table decoder */
-/* Codes of at most LZ_LUT_BITS bits decode with one look-up of the next
- * LZ_LUT_BITS bits; longer ones (and bit patterns that start no code)
- * fall back to lz_huff_next, which does every check. */
+/* The next LZ_LUT_BITS bits are looked up once and decide up to
+ * LZ_LUT_CODES whole codes of at most LZ_LUT_BITS bits each (the first
+ * codes those bits hold completely); a pattern that starts no such code
+ * (longer codes, or none) falls back to lz_huff_next, which does every
+ * check. Decoding k codes at once accepts and rejects exactly what k
+ * single look-ups would: they take the same bits, and the running bit
+ * count passes the sub-block's end at one of them iff it does at the
+ * last. */
 #define LZ_LUT_BITS 11u
+#define LZ_LUT_CODES 3u
 
 typedef struct lz_lut_entry {
-    uint16_t sym;
-    uint8_t len; /* 0: not decided by the table */
-    uint8_t unused;
+    uint16_t sym[LZ_LUT_CODES]; /* the codes decided, in order */
+    uint8_t len1;               /* length of the first; 0: not decided */
+    uint8_t packed;             /* codes decided << 4 | their total bits */
 } lz_lut_entry;
 
-/* The table of a parsed canonical code: entry c << (LZ_LUT_BITS - l) ..
- * of every code c of length l <= LZ_LUT_BITS. */
-static inline void lz_lut_build(const lz_huff_table *t, const uint32_t *syms,
-                                lz_lut_entry *lut) {
-    memset(lut, 0, sizeof(lz_lut_entry) << LZ_LUT_BITS);
+/* The first code of each LZ_LUT_BITS-bit pattern: one[v] = symbol << 8 |
+ * length, 0 when v starts no code of at most LZ_LUT_BITS bits. */
+static inline void lz_lut_first(const lz_huff_table *t, const uint32_t *syms,
+                                uint32_t *one) {
+    memset(one, 0, sizeof(uint32_t) << LZ_LUT_BITS);
     for (uint32_t l = 1; l <= LZ_LUT_BITS; l++)
         for (uint32_t k = 0; k < t->count[l]; k++) {
             const uint32_t span = 1u << (LZ_LUT_BITS - l);
-            lz_lut_entry e;
-            e.sym = (uint16_t)syms[t->base[l] + k];
-            e.len = (uint8_t)l;
-            e.unused = 0;
+            const uint32_t e = syms[t->base[l] + k] << 8 | l;
             for (uint32_t j = 0; j < span; j++)
-                lut[((t->first[l] + k) << (LZ_LUT_BITS - l)) + j] = e;
+                one[((t->first[l] + k) << (LZ_LUT_BITS - l)) + j] = e;
         }
+}
+
+/* The table of a parsed canonical code: for each pattern v, the codes
+ * that lie wholly inside v (a code of length l is decided by its first l
+ * bits alone, so the zeros shifted in behind v never decide one). */
+static inline void lz_lut_build(const lz_huff_table *t, const uint32_t *syms,
+                                lz_lut_entry *lut) {
+    const uint32_t mask = (1u << LZ_LUT_BITS) - 1;
+    uint32_t one[1u << LZ_LUT_BITS];
+    lz_lut_first(t, syms, one);
+    for (uint32_t v = 0; v <= mask; v++) {
+        lz_lut_entry e;
+        memset(&e, 0, sizeof e);
+        uint32_t used = 0, k = 0;
+        while (k < LZ_LUT_CODES) {
+            const uint32_t f = one[(v << used) & mask], l = f & 0xFF;
+            if (!l || used + l > LZ_LUT_BITS)
+                break;
+            e.sym[k++] = (uint16_t)(f >> 8);
+            used += l;
+        }
+        e.len1 = (uint8_t)(one[v] & 0xFF);
+        e.packed = (uint8_t)(k << 4 | used);
+        lut[v] = e;
+    }
 }
 
 /* 64 bits at bit pos of p[0..bytes) MSB-first, zeros past the end. */
@@ -517,27 +545,47 @@ static inline uint64_t lz_peek64(const uint8_t *p, uint64_t bytes,
 }
 
 /* Codes[begin..end) from a sub-block of `bits` bits; the bit position
- * reached, or UINT64_MAX when a code is invalid or runs past the end. */
+ * reached, or UINT64_MAX when a code is invalid or runs past the end.
+ * buf holds the bits from pos on, `avail` of them valid (a refill reads
+ * at least 57), so a look-up needs a load only every few codes. */
 static inline uint64_t
 lz_huff_read_sub(const lz_huff_table *t, const uint32_t *syms,
                  const lz_lut_entry *lut, const uint8_t *data, uint32_t bits,
                  uint16_t *codes, uint64_t begin, uint64_t end) {
     const uint64_t bytes = ((uint64_t)bits + 7) / 8;
-    uint64_t pos = 0;
-    for (uint64_t i = begin; i < end; i++) {
-        const lz_lut_entry e =
-            lut[lz_peek64(data, bytes, pos) >> (64 - LZ_LUT_BITS)];
-        if (e.len) {
-            if (pos + e.len > bits)
-                return UINT64_MAX;
-            pos += e.len;
-            codes[i] = e.sym;
-        } else {
+    uint64_t pos = 0, buf = 0;
+    uint32_t avail = 0;
+    for (uint64_t i = begin; i < end;) {
+        if (avail < LZ_LUT_BITS) {
+            buf = lz_peek64(data, bytes, pos);
+            avail = 64 - (uint32_t)(pos & 7);
+        }
+        const lz_lut_entry e = lut[buf >> (64 - LZ_LUT_BITS)];
+        uint32_t k = e.packed >> 4, used = e.packed & 0xFu;
+        if (k > end - i) { /* the sub-block ends first: one code */
+            k = 1;
+            used = e.len1;
+        }
+        if (k == 0) {
             const int32_t sym = lz_huff_next(t, syms, data, bits, &pos);
             if (sym < 0)
                 return UINT64_MAX;
-            codes[i] = (uint16_t)sym;
+            codes[i++] = (uint16_t)sym;
+            avail = 0;
+            continue;
         }
+        if (pos + used > bits)
+            return UINT64_MAX;
+        if (end - i >= LZ_LUT_CODES) /* the codes past k are rewritten */
+            for (uint32_t j = 0; j < LZ_LUT_CODES; j++)
+                codes[i + j] = e.sym[j];
+        else
+            for (uint32_t j = 0; j < k; j++)
+                codes[i + j] = e.sym[j];
+        i += k;
+        pos += used;
+        buf <<= used;
+        avail -= used;
     }
     return pos;
 }
