@@ -3,9 +3,10 @@
  * sequence of kernels on the caller's stream:
  *   1. REL: the value range (CUB), then a 1-thread kernel resolving the
  *      enforced bound into the scratch head;
- *   2. grid kernels over (chunk, tile of kTile values), per-chunk
+ *   2. one grid kernel over (chunk, box of whole Lorenzo tiles), per-chunk
  *      results summed by atomics: prequantization, exact bound check and
- *      checksums; quant codes and the histogram (warp-aggregated);
+ *      checksums, q of the box in shared memory, quant codes and the
+ *      histogram (hot codes by warp ballots), outlier residuals;
  *   3. the code book: the used codes sorted by (frequency, code) (CUB
  *      segmented radix sort over all chunks), then per chunk a block:
  *      package-merge levels merged in parallel (lz_pm_merge, the CPU's
@@ -92,9 +93,8 @@ struct ChunkDecode {
 
 /* Per-call work arrays after the generic temp region (see work_layout). */
 struct Work {
-    int32_t *q;      /* compress: prequantized values; decode: residuals */
+    int32_t *q;      /* compress: outlier residuals; decode: residuals */
     uint16_t *codes; /* quant codes */
-    uint8_t *exc;    /* compress: exception flags */
     uint32_t *aux;   /* run starts */
     uint32_t *hist;  /* per-chunk histograms */
     uint8_t *book;   /* per-chunk code book (and package-merge lists) */
@@ -187,7 +187,6 @@ uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
     };
     w->q = (int32_t *)take(4 * n);
     w->codes = (uint16_t *)take(2 * n);
-    w->exc = (uint8_t *)take(n);
     w->aux = (uint32_t *)take(4 * n);
     w->hist = (uint32_t *)take(4ull * C * w->nsym);
     w->book = take(C * w->book_stride);
@@ -264,37 +263,6 @@ __device__ uint32_t block_sum(uint32_t x, uint32_t *sm) {
     for (int k = 0; k < kWarps; k++)
         t += sm[k];
     return t;
-}
-
-/* Lorenzo residual of value i of a chunk (q in the chunk), zero padding at
- * tile borders: exactly the CPU's differences along x, y, z (|q| < 2^27,
- * so no partial sum overflows). */
-__device__ int32_t residual(const int32_t *q, uint32_t i, const lz_geom &g) {
-    uint64_t x, y, z;
-    lz_coords(&g, i, &x, &y, &z);
-    const bool bx = x % g.tx != 0;
-    const bool by = g.pd >= 2 && y % g.ty != 0;
-    const bool bz = g.pd >= 3 && z % g.tz != 0;
-    const uint64_t sy = g.X, sz = g.X * g.Y;
-    int32_t d = q[i];
-    if (bx)
-        d -= q[i - 1];
-    if (by) {
-        d -= q[i - sy];
-        if (bx)
-            d += q[i - sy - 1];
-    }
-    if (bz) {
-        d -= q[i - sz];
-        if (bx)
-            d += q[i - sz - 1];
-        if (by) {
-            d += q[i - sz - sy];
-            if (bx)
-                d -= q[i - sz - sy - 1];
-        }
-    }
-    return d;
 }
 
 struct ChunkSpan {
@@ -1093,51 +1061,278 @@ __device__ bool bound_is_zero(const fz_gpu_args &a) {
     return double_of(a.scratch->bound_eff_bits) == 0.0;
 }
 
+/* Compaction: warp k of the tile block owns kWarpItems consecutive items
+ * of the tile, kWarpSteps steps of 32 lanes (coalesced). */
+constexpr uint32_t kTileWarps = kTileThreads / 32;
+constexpr uint32_t kWarpItems = kTile / kTileWarps;
+constexpr uint32_t kWarpSteps = kWarpItems / 32;
+static_assert(kWarpItems % 32 == 0 && kWarpSteps * 32 * kTileWarps == kTile,
+              "a tile is whole warp steps");
+
 /* The items of a tile with pred(i), in increasing order: emit(i, base +
- * rank). Blocked: thread k owns kPerThread consecutive items. */
+ * rank). The flags of a warp's steps stay in registers as ballots, the
+ * warps' counts are scanned in warp_sums (kTileWarps words, shared). */
 template <typename Pred, typename Emit>
 __device__ void tile_compact(const TileSpan &ts, uint32_t base,
-                             TileScan::TempStorage &tmp, Pred pred, Emit emit) {
-    const uint32_t first = ts.lo + threadIdx.x * kPerThread;
-    uint32_t f = 0;
-    for (uint32_t j = 0; j < kPerThread; j++)
-        f += first + j < ts.hi && pred(first + j);
-    uint32_t rank;
-    TileScan(tmp).ExclusiveSum(f, rank);
-    __syncthreads(); /* tmp may be reused next */
-    uint32_t r = base + rank;
-    for (uint32_t j = 0; j < kPerThread; j++)
-        if (first + j < ts.hi && pred(first + j))
-            emit(first + j, r++);
+                             uint32_t *warp_sums, Pred pred, Emit emit) {
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t first = ts.lo + warp * kWarpItems + lane;
+    uint32_t flags[kWarpSteps];
+    uint32_t count = 0;
+#pragma unroll
+    for (uint32_t j = 0; j < kWarpSteps; j++) {
+        const uint32_t i = first + 32 * j;
+        flags[j] = __ballot_sync(FZ_FULL_MASK, i < ts.hi && pred(i));
+        count += (uint32_t)__popc(flags[j]);
+    }
+    __syncthreads(); /* warp_sums may still be read by a previous call */
+    if (lane == 0)
+        warp_sums[warp] = count;
+    __syncthreads();
+    uint32_t r = base;
+    for (uint32_t k = 0; k < warp; k++)
+        r += warp_sums[k];
+    const uint32_t below = (1u << lane) - 1;
+#pragma unroll
+    for (uint32_t j = 0; j < kWarpSteps; j++) {
+        if ((flags[j] >> lane) & 1)
+            emit(first + 32 * j, r + (uint32_t)__popc(flags[j] & below));
+        r += (uint32_t)__popc(flags[j]);
+    }
 }
 
-/* Prequantization, exception flags, checksums of what decoding returns
- * and of the input, summed per chunk; exceptions per tile. */
+/* Items of this grid block's tile, from the scanned tile offsets arr (the
+ * chunk's T tiles) and the chunk's total. */
+__device__ uint32_t tile_items(const Work &w, const uint32_t *arr, uint32_t T,
+                               uint32_t total) {
+    const uint32_t *at = tile_slot(w, const_cast<uint32_t *>(arr));
+    return (blockIdx.y + 1 < T ? at[1] : total) - at[0];
+}
+
+/* Counts of the hot codes of a warp: 0 (outliers) and R - 1, R, R + 1,
+ * where smooth data puts nearly every code. */
+struct HotCounts {
+    uint32_t zero, below, at, above;
+};
+
+/* Adds this warp's codes (UINT32_MAX: none) to the histogram: the hot
+ * codes by ballots into per-warp registers, the rest one shared (or
+ * global) atomic per lane; the same counts as one increment per code. */
+__device__ void count_codes(uint32_t code, uint32_t R, uint32_t *hist,
+                            HotCounts *hot) {
+    const uint32_t zero = __ballot_sync(FZ_FULL_MASK, code == 0);
+    const uint32_t below = __ballot_sync(FZ_FULL_MASK, code == R - 1);
+    const uint32_t at = __ballot_sync(FZ_FULL_MASK, code == R);
+    const uint32_t above = __ballot_sync(FZ_FULL_MASK, code == R + 1);
+    hot->zero += (uint32_t)__popc(zero);
+    hot->below += (uint32_t)__popc(below);
+    hot->at += (uint32_t)__popc(at);
+    hot->above += (uint32_t)__popc(above);
+    const uint32_t lane = 1u << (threadIdx.x & 31);
+    if (code != UINT32_MAX && !((zero | below | at | above) & lane))
+        atomicAdd(&hist[code], 1u);
+}
+
+/* Boxes of the fused quantization: whole Lorenzo tiles, kTile values
+ * (1-D: 4096 x 1 x 1, 2-D: 256 x 16, 3-D: 64 x 8 x 8), so every value's
+ * predecessors are in its box. A chunk (whole slabs) is seen as
+ * Xc x Yc x Zc values, x fastest; boxes at its far edges are partial. */
+struct BoxGeom {
+    uint32_t Xc, Yc, Zc;      /* chunk extents in values */
+    uint32_t bx_log, by_log;  /* box extents 2^bx_log x 2^by_log x ... */
+    uint32_t mx, my, mz;      /* tile extent - 1 (powers of two) */
+    uint32_t nbx, nby, boxes; /* boxes along x, y and in all */
+};
+static_assert((LZ_TILE1 & (LZ_TILE1 - 1)) == 0 &&
+                  (LZ_TILE2 & (LZ_TILE2 - 1)) == 0 &&
+                  (LZ_TILE3X & (LZ_TILE3X - 1)) == 0 &&
+                  (LZ_TILE3Y & (LZ_TILE3Y - 1)) == 0 &&
+                  (LZ_TILE3Z & (LZ_TILE3Z - 1)) == 0,
+              "tile extents are powers of two");
+static_assert(kTile % LZ_TILE1 == 0 && kTile % (LZ_TILE2 * LZ_TILE2) == 0 &&
+                  kTile % (LZ_TILE3X * LZ_TILE3Y * LZ_TILE3Z) == 0 &&
+                  kTile / (LZ_TILE3Y * LZ_TILE3Z) >= 32 &&
+                  kTile / LZ_TILE2 >= 32 && kTile % kTileThreads == 0,
+              "boxes are whole tiles, rows of whole warps");
+
+__host__ __device__ uint32_t log2_of(uint32_t v) {
+    uint32_t l = 0;
+    while ((1u << l) < v)
+        l++;
+    return l;
+}
+
+/* The boxes of a chunk of n values (a chunk is whole rows and planes). */
+__host__ __device__ BoxGeom box_geom(const fz_header &h, uint32_t n) {
+    const lz_geom g = lz_geometry(&h);
+    BoxGeom b;
+    b.Xc = g.pd == 1 ? n : (uint32_t)g.X;
+    b.Yc = g.pd == 1 ? 1u : g.pd == 2 ? n / b.Xc : (uint32_t)g.Y;
+    b.Zc = g.pd == 3 ? n / (b.Xc * b.Yc) : 1u;
+    b.by_log = log2_of(g.ty);
+    b.bx_log = log2_of(kTile / (g.ty * g.tz));
+    b.mx = g.tx - 1;
+    b.my = g.ty - 1;
+    b.mz = g.tz - 1;
+    b.nbx = (b.Xc + (1u << b.bx_log) - 1) >> b.bx_log;
+    b.nby = (b.Yc + g.ty - 1) / g.ty;
+    b.boxes = n ? b.nbx * b.nby * ((b.Zc + g.tz - 1) / g.tz) : 0u;
+    return b;
+}
+
+/* One value of a box: coordinates in the chunk, chunk index i. */
+struct BoxValue {
+    uint32_t x, y, z, i;
+    bool valid;
+};
+
+/* The first value of box number box. */
+__device__ BoxValue box_origin(const BoxGeom &b, uint32_t box) {
+    BoxValue o;
+    o.x = (box % b.nbx) << b.bx_log;
+    o.y = ((box / b.nbx) % b.nby) << b.by_log;
+    o.z = box / (b.nbx * b.nby) * (b.mz + 1);
+    o.i = 0;
+    o.valid = false;
+    return o;
+}
+
+/* Value k of the box at o (x fastest). */
+__device__ BoxValue box_value(const BoxGeom &b, const BoxValue &o, uint32_t k) {
+    BoxValue v;
+    v.x = o.x + (k & ((1u << b.bx_log) - 1));
+    v.y = o.y + ((k >> b.bx_log) & ((1u << b.by_log) - 1));
+    v.z = o.z + (k >> (b.bx_log + b.by_log));
+    v.valid = v.x < b.Xc && v.y < b.Yc && v.z < b.Zc;
+    v.i = v.valid ? (v.z * b.Yc + v.y) * b.Xc + v.x : 0u;
+    return v;
+}
+
+/* Lorenzo residual of box value k from the box's q (zero padding at tile
+ * borders): exactly the CPU's differences along x, y, z (|q| < 2^27, so
+ * no partial sum overflows). */
+__device__ int32_t box_residual(const int32_t *sq, uint32_t k,
+                                const BoxValue &v, const BoxGeom &b) {
+    const bool bx = (v.x & b.mx) != 0, by = (v.y & b.my) != 0;
+    const bool bz = (v.z & b.mz) != 0;
+    const uint32_t sy = 1u << b.bx_log, sz = 1u << (b.bx_log + b.by_log);
+    int32_t d = sq[k];
+    if (bx)
+        d -= sq[k - 1];
+    if (by) {
+        d -= sq[k - sy];
+        if (bx)
+            d += sq[k - sy - 1];
+    }
+    if (bz) {
+        d -= sq[k - sz];
+        if (bx)
+            d += sq[k - sz - 1];
+        if (by) {
+            d += sq[k - sz - sy];
+            if (bx)
+                d -= sq[k - sz - sy - 1];
+        }
+    }
+    return d;
+}
+
+/* Adds the warp's flagged values to the per-tile counts arr of the
+ * chunk. A warp's valid lanes are consecutive values of one row, so they
+ * span at most two tiles of kTile values: one atomic for each. */
+__device__ void add_tile_count(uint32_t *arr, bool flag, uint32_t i) {
+    const uint32_t flags = __ballot_sync(FZ_FULL_MASK, flag);
+    if (!flags) /* warp-uniform */
+        return;
+    const uint32_t lane = threadIdx.x & 31, lead = __ffs(flags) - 1;
+    const uint32_t t0 = __shfl_sync(FZ_FULL_MASK, i / kTile, lead);
+    const uint32_t first = __ballot_sync(FZ_FULL_MASK, flag && i / kTile == t0);
+    const uint32_t rest = flags & ~first; /* in tile t0 + 1 */
+    if (lane == lead)
+        atomicAdd(&arr[t0], (uint32_t)__popc(first));
+    if (rest && lane == (uint32_t)__ffs(rest) - 1)
+        atomicAdd(&arr[i / kTile], (uint32_t)__popc(rest));
+}
+
+/* Grid (chunk, boxes strided): prequantization, checksums of what
+ * decoding returns and of the input (summed per chunk), q of the box in
+ * shared memory, then quant codes, the histogram (hot codes per warp),
+ * exceptions and zero codes (outliers) per tile of kTile values, and the
+ * residual of every outlier into w.q (q itself is never stored; write
+ * finds the exceptions of a tile that has some by quantizing again). */
 template <int ES>
 __global__ void __launch_bounds__(kTileThreads)
-    quant_kernel(const fz_gpu_args a, const Work w) {
+    quant_codes_kernel(const fz_gpu_args a, const Work w) {
     typedef Val<ES> V;
     typedef typename V::U U;
-    __shared__ uint32_t sums[3][kTileThreads / 32];
-    TileSpan ts;
-    if (!tile_of(a, chunk_n(a), &ts))
+    __shared__ int32_t sq[kTile];
+    __shared__ uint32_t hist[kSharedHist];
+    __shared__ uint32_t sums[3][kTileWarps];
+    const ChunkSpan sp = chunk_span(a.expect, blockIdx.x, ES);
+    const BoxGeom bg = box_geom(a.expect, sp.n);
+    if (blockIdx.y >= bg.boxes)
         return;
     const double eb = double_of(a.scratch->bound_eff_bits);
     const double ebx2 = lz_ebx2(eb);
-    const U *src = reinterpret_cast<const U *>(a.src) + ts.sp.first;
-    int32_t *q = w.q + ts.sp.first;
-    uint8_t *exc = w.exc + ts.sp.first;
+    const bool coded = eb != 0.0; /* else verbatim: checksums only */
+    const uint32_t R = a.expect.codec_params[0], S = w.nsym;
+    const bool shared_hist = S <= kSharedHist;
+    uint32_t *chunk_hist = w.hist + (uint64_t)blockIdx.x * S;
+    uint32_t *to = shared_hist ? hist : chunk_hist;
+    if (shared_hist)
+        for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
+            hist[s] = 0;
+    const U *src = reinterpret_cast<const U *>(a.src) + sp.first;
+    int32_t *outlier = w.q + sp.first;
+    uint16_t *codes = w.codes + sp.first;
+    uint32_t *tile_out = w.tile_out + blockIdx.x * w.tiles_per_chunk;
+    uint32_t *tile_exc = w.tile_exc + blockIdx.x * w.tiles_per_chunk;
     uint32_t hash_recon = 0, hash_raw = 0, nexc = 0;
-    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
-        const U b = src[i];
-        int32_t qi = 0;
-        const bool ok = V::quant(b, eb, ebx2, &qi);
-        hash_raw += V::hash(b, i);
-        hash_recon += V::hash(ok ? V::recon(qi, ebx2) : b, i);
-        nexc += !ok;
-        q[i] = qi;
-        exc[i] = ok ? 0 : 1;
+    HotCounts hot = {0, 0, 0, 0};
+    for (uint32_t box = blockIdx.y; box < bg.boxes; box += gridDim.y) {
+        const BoxValue o = box_origin(bg, box);
+        for (uint32_t k = threadIdx.x; k < kTile; k += kTileThreads) {
+            const BoxValue v = box_value(bg, o, k);
+            int32_t qi = 0;
+            bool ok = true;
+            if (v.valid) {
+                const U b = src[v.i];
+                ok = V::quant(b, eb, ebx2, &qi);
+                hash_raw += V::hash(b, v.i);
+                hash_recon += V::hash(ok ? V::recon(qi, ebx2) : b, v.i);
+                nexc += !ok;
+            }
+            sq[k] = ok ? qi : 0;
+            add_tile_count(tile_exc, !ok, v.i);
+        }
+        __syncthreads(); /* sq complete; also orders the hist zeroing */
+        for (uint32_t k = threadIdx.x; coded && k < kTile; k += kTileThreads) {
+            const BoxValue v = box_value(bg, o, k);
+            uint32_t code = UINT32_MAX; /* no code */
+            if (v.valid) {
+                const int32_t d = box_residual(sq, k, v, bg);
+                code = lz_code_of(d, R);
+                codes[v.i] = (uint16_t)code;
+                if (code == 0)
+                    outlier[v.i] = d;
+            }
+            add_tile_count(tile_out, code == 0, v.i);
+            count_codes(code, R, to, &hot);
+        }
+        __syncthreads(); /* sq is rewritten by the next box */
     }
+    if (coded && (threadIdx.x & 31) == 0) { /* R-1 >= 1, R+1 < S: distinct */
+        const uint32_t sym[4] = {0, R - 1, R, R + 1};
+        const uint32_t cnt[4] = {hot.zero, hot.below, hot.at, hot.above};
+        for (int k = 0; k < 4; k++)
+            if (cnt[k])
+                atomicAdd(&to[sym[k]], cnt[k]);
+    }
+    __syncthreads();
+    if (coded && shared_hist)
+        for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
+            if (hist[s])
+                atomicAdd(&chunk_hist[s], hist[s]);
     hash_recon = tile_sum(hash_recon, sums[0]);
     hash_raw = tile_sum(hash_raw, sums[1]);
     nexc = tile_sum(nexc, sums[2]);
@@ -1146,51 +1341,7 @@ __global__ void __launch_bounds__(kTileThreads)
         atomicAdd(&acc->hash_recon, hash_recon);
         atomicAdd(&acc->hash_raw, hash_raw);
         atomicAdd(&acc->nexc, nexc);
-        *tile_slot(w, w.tile_exc) = nexc;
     }
-}
-
-/* Quant codes, the chunk histogram (warp-aggregated: smooth data gives
- * long runs of one code), zero codes (outliers) per tile. */
-__global__ void __launch_bounds__(kTileThreads)
-    codes_kernel(const fz_gpu_args a, const Work w) {
-    __shared__ uint32_t hist[kSharedHist];
-    __shared__ uint32_t sums[kTileThreads / 32];
-    TileSpan ts;
-    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
-        return;
-    const uint32_t R = a.expect.codec_params[0], S = w.nsym;
-    const bool shared_hist = S <= kSharedHist;
-    uint32_t *chunk_hist = w.hist + (uint64_t)blockIdx.x * S;
-    if (shared_hist)
-        for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
-            hist[s] = 0;
-    __syncthreads();
-    const lz_geom g = lz_geometry(&a.expect);
-    const int32_t *q = w.q + ts.sp.first;
-    uint16_t *codes = w.codes + ts.sp.first;
-    uint32_t zeros = 0;
-    for (uint32_t base = ts.lo; base < ts.hi; base += kTileThreads) {
-        const uint32_t i = base + threadIdx.x; /* warp-uniform trips */
-        uint32_t code = UINT32_MAX;            /* no code */
-        if (i < ts.hi) {
-            code = lz_code_of(residual(q, i, g), R);
-            codes[i] = (uint16_t)code;
-            zeros += code == 0;
-        }
-        const uint32_t peers = __match_any_sync(FZ_FULL_MASK, code);
-        if (code != UINT32_MAX && (int)(threadIdx.x & 31) == __ffs(peers) - 1)
-            atomicAdd(shared_hist ? &hist[code] : &chunk_hist[code],
-                      (uint32_t)__popc(peers));
-    }
-    __syncthreads();
-    if (shared_hist)
-        for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
-            if (hist[s])
-                atomicAdd(&chunk_hist[s], hist[s]);
-    zeros = tile_sum(zeros, sums);
-    if (threadIdx.x == 0)
-        *tile_slot(w, w.tile_out) = zeros;
 }
 
 /* ------------------------------------------------------ code book */
@@ -1663,17 +1814,32 @@ __global__ void __launch_bounds__(kThreads)
         mark_bad(cd);
 }
 
-/* Run starts in order into aux. */
+/* Bytes of the chunk's Huffman coding (plan: range, data bytes). */
+__device__ uint64_t huffman_bytes(const ChunkPlan &p, uint32_t n) {
+    return 4 + lz_lengths_bytes(p.lo, p.hi) +
+           (uint64_t)LZ_SUB_SIZE * lz_sub_count(n) + p.data;
+}
+
+/* Whether the RLE coding may be smaller than the Huffman one: every run
+ * takes at least 3 bytes (u16 code, one length byte), so with 4 + 3 runs
+ * >= the Huffman bytes the chunk never uses RLE and its run starts and
+ * RLE sizes are not needed. */
+__device__ bool rle_may_win(const ChunkPlan &p, uint32_t n) {
+    return 4 + 3ull * p.runs < huffman_bytes(p, n);
+}
+
+/* Run starts in order into aux (chunks that may use RLE). */
 __global__ void __launch_bounds__(kTileThreads)
     run_starts_kernel(const fz_gpu_args a, const Work w) {
-    __shared__ TileScan::TempStorage tmp;
+    __shared__ uint32_t warp_sums[kTileWarps];
     TileSpan ts;
-    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
+    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts) ||
+        !rle_may_win(w.plan[blockIdx.x], ts.sp.n))
         return;
     const uint16_t *codes = w.codes + ts.sp.first;
     uint32_t *aux = w.aux + ts.sp.first;
     tile_compact(
-        ts, *tile_slot(w, w.tile_runs), tmp,
+        ts, *tile_slot(w, w.tile_runs), warp_sums,
         [&](uint32_t i) { return i == 0 || codes[i] != codes[i - 1]; },
         [&](uint32_t i, uint32_t r) { aux[r] = i; });
 }
@@ -1689,7 +1855,8 @@ __global__ void __launch_bounds__(kTileThreads)
     rle_tile_kernel(const fz_gpu_args a, const Work w) {
     __shared__ uint32_t sums[kTileThreads / 32];
     TileSpan ts;
-    if (bound_is_zero(a) || !tile_of(a, w.plan[blockIdx.x].runs, &ts))
+    if (bound_is_zero(a) || !tile_of(a, w.plan[blockIdx.x].runs, &ts) ||
+        !rle_may_win(w.plan[blockIdx.x], ts.sp.n))
         return;
     const uint32_t *aux = w.aux + ts.sp.first;
     const uint32_t runs = w.plan[blockIdx.x].runs;
@@ -1724,15 +1891,16 @@ __global__ void __launch_bounds__(kThreads)
     }
     ChunkPlan p = w.plan[c];
     uint32_t *rle_tiles = w.tile_rle + c * w.tiles_per_chunk;
+    const uint64_t huff = huffman_bytes(p, sp.n);
+    /* without run sizes (RLE cannot win) the lower bound decides alike */
     const uint64_t rle =
-        4 + (uint64_t)scan_tiles(rle_tiles, rle_tiles,
-                                 (uint32_t)tile_count(p.runs), tmp,
-                                 [](uint32_t x) { return x; });
+        !rle_may_win(p, sp.n)
+            ? 4 + 3ull * p.runs
+            : 4 + (uint64_t)scan_tiles(rle_tiles, rle_tiles,
+                                       (uint32_t)tile_count(p.runs), tmp,
+                                       [](uint32_t x) { return x; });
     if (threadIdx.x != 0)
         return;
-    const uint32_t nsub = (uint32_t)lz_sub_count(sp.n);
-    const uint64_t huff = 4 + lz_lengths_bytes(p.lo, p.hi) +
-                          (uint64_t)LZ_SUB_SIZE * nsub + p.data;
     const uint32_t nout = w.hist[c * w.nsym];
     const uint64_t lists = LZ_CHUNK_HEAD + (uint64_t)nout * LZ_OUTLIER_BYTES +
                            (uint64_t)acc.nexc * (4 + ES);
@@ -1752,6 +1920,7 @@ __global__ void __launch_bounds__(kThreads)
 
 struct __align__(16) WriteShared {
     TileScan::TempStorage scan;
+    uint32_t warp_sums[kTileWarps];
     uint32_t start[kSubsPerTile];
     uint32_t words[kSubsPerTile][kSubWords];
 };
@@ -1837,9 +2006,11 @@ __global__ void __launch_bounds__(kTileThreads)
     }
     const int32_t *q = w.q + sp.first;
     const uint16_t *codes = w.codes + sp.first;
-    const uint8_t *exc = w.exc + sp.first;
     const uint32_t *aux = w.aux + sp.first;
-    const lz_geom g = lz_geometry(&h);
+    const typename Val<ES>::U *vals =
+        reinterpret_cast<const typename Val<ES>::U *>(in);
+    const double eb = double_of(a.scratch->bound_eff_bits);
+    const double ebx2 = lz_ebx2(eb);
     if (threadIdx.x == 0 && t == 0) {
         out[0] = (uint8_t)p.flow;
         out[1] = out[2] = out[3] = 0;
@@ -1850,25 +2021,30 @@ __global__ void __launch_bounds__(kTileThreads)
     uint8_t *e = o + (uint64_t)p.nout * LZ_OUTLIER_BYTES;
     uint8_t *s = e + (uint64_t)p.nexc * (4 + ES);
     TileSpan ts;
-    if (tile_of(a, n, &ts)) {
+    const uint32_t T = (uint32_t)tile_count(n);
+    /* tiles without outliers (exceptions) skip their compaction */
+    if (tile_of(a, n, &ts) && tile_items(w, w.tile_out, T, p.nout))
         tile_compact(
-            ts, *tile_slot(w, w.tile_out), sh.scan,
+            ts, *tile_slot(w, w.tile_out), sh.warp_sums,
             [&](uint32_t i) { return codes[i] == 0; },
             [&](uint32_t i, uint32_t r) {
                 put32(o + (uint64_t)r * LZ_OUTLIER_BYTES, i);
-                put32(o + (uint64_t)r * LZ_OUTLIER_BYTES + 4,
-                      (uint32_t)residual(q, i, g));
+                put32(o + (uint64_t)r * LZ_OUTLIER_BYTES + 4, (uint32_t)q[i]);
             });
+    /* exceptions: the quantization's verdict again, in tiles with some */
+    if (tile_of(a, n, &ts) && tile_items(w, w.tile_exc, T, p.nexc))
         tile_compact(
-            ts, *tile_slot(w, w.tile_exc), sh.scan,
-            [&](uint32_t i) { return exc[i] != 0; },
+            ts, *tile_slot(w, w.tile_exc), sh.warp_sums,
+            [&](uint32_t i) {
+                int32_t qi;
+                return !Val<ES>::quant(vals[i], eb, ebx2, &qi);
+            },
             [&](uint32_t i, uint32_t r) {
                 uint8_t *d = e + (uint64_t)r * (4 + ES);
                 put32(d, i);
                 for (int k = 0; k < ES; k++)
                     d[4 + k] = in[(uint64_t)i * ES + k];
             });
-    }
     if (p.flow == kRle) {
         if (threadIdx.x == 0 && t == 0)
             put32(s, p.runs);
@@ -1931,7 +2107,7 @@ __global__ void __launch_bounds__(kTileThreads)
         sizes[(uint64_t)LZ_SUB_SIZE * b] = (uint8_t)sub_bits[b];
         sizes[(uint64_t)LZ_SUB_SIZE * b + 1] = (uint8_t)(sub_bits[b] >> 8);
     }
-    __syncthreads(); /* sh.scan was last used by tile_compact */
+    __syncthreads(); /* the compactions are done in every thread */
     encode_tile(codes, ts, sub_bits, sub_off, bk, data, sh);
 }
 
@@ -1964,16 +2140,24 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
     if (err == cudaSuccess)
         err =
             cudaMemsetAsync(w.acc, 0, sizeof(ChunkAcc) * h.chunk_count, stream);
+    const uint64_t tiles = 4ull * h.chunk_count * w.tiles_per_chunk;
+    if (err == cudaSuccess)
+        err = cudaMemsetAsync(w.tile_out, 0, tiles, stream);
+    if (err == cudaSuccess)
+        err = cudaMemsetAsync(w.tile_exc, 0, tiles, stream);
     if (err == cudaSuccess && h.mode == 2)
         err = fz_gpu_value_range(a, stream);
     if (err != cudaSuccess)
         return err;
     resolve_bound<<<1, 1, 0, stream>>>(*a);
+    /* boxes of the largest chunk, strided over at most 65535 blocks */
+    const uint32_t boxes =
+        box_geom(h, (uint32_t)(h.chunk_bytes / fz_dtype_size(h.dtype))).boxes;
+    const dim3 per_box(C, boxes < 65535u ? (boxes ? boxes : 1u) : 65535u);
     if (f32)
-        quant_kernel<4><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+        quant_codes_kernel<4><<<per_box, kTileThreads, 0, stream>>>(*a, w);
     else
-        quant_kernel<8><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
-    codes_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+        quant_codes_kernel<8><<<per_box, kTileThreads, 0, stream>>>(*a, w);
     err = cudaGetLastError();
     const uint64_t *sorted = nullptr;
     if (err == cudaSuccess)
