@@ -9,7 +9,10 @@
  *     on the GPU or decode to exactly the CPU's output;
  *  4. the code book at its edges: one and two used codes, alphabets of
  *     thousands to 65536 codes;
- *  5. RLE chunks of over 10^5 runs, and one run of a 4-byte length.
+ *  5. RLE chunks of over 10^5 runs, and one run of a 4-byte length;
+ *  6. exceptions in some chunks of a stream and not in others, and
+ *     damaged exception indices (decoded as the CPU decodes them);
+ *  7. shapes whose predictor drops a dimension (a slab over 64 MiB).
  * Exits 77 (ctest: skipped) when no CUDA GPU is usable. */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -17,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/api/fz_internal.h"
+#include "../../src/codecs/lorenzo/lorenzo_xform.h"
 #include "gpu_test_util.h"
 #include "test_util.h"
 
@@ -311,6 +316,152 @@ static void group_rle(void) {
     free(q);
 }
 
+/* Special values (exceptions) every 7th value of [lo, hi), among smooth
+ * data. */
+static void put_specials(fz_dtype t, void *src, size_t lo, size_t hi) {
+    const uint32_t *s32;
+    const uint64_t *s64;
+    const size_t ns = t == FZ_F32 ? tu_special32(&s32) : tu_special64(&s64);
+    for (size_t i = lo; i < hi; i += 7) {
+        const size_t k = (i / 7) % ns;
+        tu_set_bits(t, src, i, t == FZ_F32 ? s32[k] : s64[k]);
+    }
+}
+
+/* Exceptions in some chunks only: decoding keeps q for the exception
+ * check of those chunks alone. 100 x 90 x 80: f32 chunks of 56 and 24
+ * planes, f64 of 24, 24, 24 and 8; boxes partial in x (100 = 64 + 36) and
+ * y (90 = 11 x 8 + 2), and in z in the last chunk of f64. */
+static void group_exceptions(void) {
+    const uint64_t dims[3] = {100, 90, 80};
+    const size_t n = 100 * 90 * 80, plane = 100 * 90;
+    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
+    for (int t = 0; t < 2; t++) {
+        const size_t es = tu_dtype_size(dtypes[t]);
+        void *src = tu_xmalloc(n * es);
+        /* planes 0..23: in chunk 0 only; planes 56..79: f32 chunk 1, f64
+         * chunks 2 and 3 */
+        const size_t lo[2] = {0, 56 * plane}, hi[2] = {24 * plane, n};
+        for (int part = 0; part < 2; part++) {
+            tu_fill(TU_GEN_SMOOTH, dtypes[t], src, n, 31);
+            put_specials(dtypes[t], src, lo[part], hi[part]);
+            tu_context("exceptions in part %d %s", part,
+                       tu_dtype_name(dtypes[t]));
+            fz_params p = lz_params(dtypes[t], 3, dims, FZ_MODE_ABS, 1e-3, 0);
+            run_case(&p, src);
+        }
+        free(src);
+    }
+}
+
+/* Damaged exception indices of a one-chunk stream without checksums: an
+ * index moved onto a value whose q is not 0, past the end, or onto the
+ * previous index is rejected by both backends; one moved onto a +0.0 (q 0)
+ * decodes, on the GPU to exactly the CPU's bytes. Smooth values in
+ * [5.5, 14.5] with eb 1 have q in 3..7 (no outliers), specials every 7th
+ * value and +0.0 3 after each. */
+static void group_exception_damage(void) {
+    const uint64_t dims[3] = {33, 9, 17};
+    const size_t n = 33 * 9 * 17;
+    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
+    for (int t = 0; t < 2; t++) {
+        const fz_dtype dt = dtypes[t];
+        const size_t es = tu_dtype_size(dt), bytes = n * es;
+        void *src = tu_xmalloc(bytes);
+        tu_fill(TU_GEN_SMOOTH, dt, src, n, 8);
+        put_specials(dt, src, 0, n);
+        for (size_t i = 3; i < n; i += 7)
+            tu_set_value(dt, src, i, 0.0);
+        fz_params p =
+            lz_params(dt, 3, dims, FZ_MODE_ABS, 1.0, FZ_FLAG_NO_CHECKSUM);
+        size_t size = 0, got = 0;
+        uint8_t *s = tu_compress(&p, src, &size);
+        fz_info info;
+        CHECK_OK(fz_inspect(s, size, &info));
+        CHECK_EQ_U64(info.chunk_count, 1);
+        CHECK(size < info.payload_offset + bytes); /* coded, not verbatim */
+        const uint8_t *chunk = s + info.payload_offset;
+        const uint32_t nout = fz_load32(chunk + 4), nexc = fz_load32(chunk + 8);
+        CHECK(nexc > 100);
+        const size_t exc = info.payload_offset + LZ_CHUNK_HEAD +
+                           (size_t)nout * LZ_OUTLIER_BYTES;
+        uint8_t *want = (uint8_t *)tu_xmalloc(bytes);
+        CHECK_OK(fz_decompress(s, size, want, bytes, NULL, &got));
+        uint8_t *bad = (uint8_t *)tu_xmalloc(size);
+        for (uint32_t k = 0; k < nexc; k++) {
+            if (k > 16 && k % 13 && k + 4 < nexc)
+                continue;
+            tu_context("exception damage %s, exception %u", tu_dtype_name(dt),
+                       k);
+            uint8_t *at = bad + exc + (size_t)k * (4 + es);
+            const uint32_t idx = fz_load32(s + exc + (size_t)k * (4 + es));
+            CHECK(idx % 7 == 0);
+            const uint32_t prev =
+                k ? fz_load32(s + exc + (size_t)(k - 1) * (4 + es))
+                  : UINT32_MAX;
+            const uint32_t moved[3] = {idx + 1, (uint32_t)n, prev};
+            for (int m = 0; m < 3; m++) {
+                memcpy(bad, s, size);
+                fz_store32(at, moved[m]);
+                CHECK(decode_on(FZ_EXEC_CPU, bad, size, want, bytes, 0) !=
+                      FZ_OK);
+                CHECK(decode_on(FZ_EXEC_GPU, bad, size, want, bytes, 0) !=
+                      FZ_OK);
+                cases_run++;
+            }
+            if (idx + 3 < n) { /* onto the +0.0: valid, other bytes */
+                memcpy(bad, s, size);
+                fz_store32(at, idx + 3);
+                uint8_t *cpu = (uint8_t *)tu_xmalloc(bytes);
+                CHECK_OK(fz_decompress(bad, size, cpu, bytes, NULL, &got));
+                CHECK(memcmp(cpu, want, bytes) != 0);
+                CHECK_OK(decode_on(FZ_EXEC_GPU, bad, size, cpu, bytes, 0));
+                free(cpu);
+                cases_run++;
+            }
+        }
+        free(bad);
+        free(want);
+        free(s);
+        free(src);
+    }
+}
+
+/* Shapes whose 8-plane (or 16-row) slab exceeds 64 MiB: the predictor
+ * drops a dimension (3-D -> 2-D with y and z merged, 2-D -> 1-D, or
+ * both), as the header alone decides; tens of MB each. */
+static void group_dropped(void) {
+    static const struct {
+        fz_dtype t;
+        uint32_t nd, pd;
+        uint64_t d[3];
+    } cases[] = {
+        {FZ_F32, 3, 2, {2048, 1025, 2}}, /* 8 x 2048 x 1025 x 4 B */
+        {FZ_F32, 2, 1, {1100000, 2, 1}}, /* 16 x 1.1e6 x 4 B */
+        {FZ_F64, 2, 1, {600000, 3, 1}},  /* 16 x 6e5 x 8 B */
+        {FZ_F64, 3, 1, {600000, 2, 2}},  /* both */
+        {FZ_F64, 3, 2, {1030, 1025, 3}}, /* 8 x 1030 x 1025 x 8 B */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const fz_dtype t = cases[c].t;
+        const uint64_t n = cases[c].d[0] * cases[c].d[1] * cases[c].d[2];
+        fz_params p =
+            lz_params(t, cases[c].nd, cases[c].d, FZ_MODE_REL, 1e-4, 0);
+        fz_header h;
+        CHECK_OK(fz_header_from_params(&p, &h));
+        CHECK_EQ_U64(lz_geometry(&h).pd, cases[c].pd);
+        void *src = tu_xmalloc((size_t)n * tu_dtype_size(t));
+        for (int g = 0; g < 2; g++) {
+            const tu_gen gen = g ? TU_GEN_MIXED : TU_GEN_SMOOTH;
+            tu_fill(gen, t, src, (size_t)n, 50 + c);
+            tu_context("dropped dimension case %zu gen %s", c,
+                       tu_gen_name(gen));
+            run_case(&p, src);
+        }
+        free(src);
+    }
+}
+
 /* Damaged small streams: a status, or exactly the CPU's output. */
 static void damaged(const uint8_t *stream, size_t size, const void *want,
                     size_t bytes) {
@@ -387,6 +538,12 @@ int main(int argc, char **argv) {
         group_damage();
     if (all || !strcmp(group, "rle"))
         group_rle();
+    if (all || !strcmp(group, "exceptions")) {
+        group_exceptions();
+        group_exception_damage();
+    }
+    if (all || !strcmp(group, "dropped"))
+        group_dropped();
     printf("test_gpu_lorenzo %s: %u cases passed\n", group, cases_run);
     return 0;
 }

@@ -28,9 +28,10 @@
  * thread each, an LZ_LUT_BITS table in shared memory) straight to
  * residuals; RLE runs from tiles of length bytes (counts and sums per
  * tile, scanned per chunk, then each run's start) and their expansion;
- * outliers; the x (warp scans), y, z tile prefix sums over the whole
- * array; values and exceptions (with the checksum terms summed per
- * chunk), and a per-chunk check at the end. Chunks of a
+ * outliers; then over (chunk, box of whole Lorenzo tiles) the x (warp
+ * scans), y and z tile prefix sums in shared memory and the values, one
+ * kernel; exceptions (with the checksum terms summed per chunk), and a
+ * per-chunk check at the end. Chunks of a
  * 3-D field are whole slabs of 8 planes (often only tens of chunks), so
  * one block per chunk would leave most SMs idle. Rules: lorenzo_xform.h and
  * docs/FORMAT.md section 12. */
@@ -294,6 +295,95 @@ __device__ Book book_of(const Work &w, uint64_t c) {
     return b;
 }
 
+/* ------------------------------------- boxes of whole Lorenzo tiles */
+/* Threads of the grid kernels over (chunk, tile or box). */
+constexpr int kTileThreads = 256;
+
+/* Warp k of a tile (or box) block owns kWarpItems consecutive items, in
+ * kWarpSteps steps of 32 lanes (coalesced): tile compaction, and the x
+ * scans of the fused decoding. */
+constexpr uint32_t kTileWarps = kTileThreads / 32;
+constexpr uint32_t kWarpItems = kTile / kTileWarps;
+constexpr uint32_t kWarpSteps = kWarpItems / 32;
+static_assert(kWarpItems % 32 == 0 && kWarpSteps * 32 * kTileWarps == kTile,
+              "a tile is whole warp steps");
+
+/* Boxes of the fused quantization and of the fused decoding: whole
+ * Lorenzo tiles, kTile values (1-D: 4096 x 1 x 1, 2-D: 256 x 16, 3-D:
+ * 64 x 8 x 8), so every value's predecessors are in its box. A chunk (whole
+ * slabs) is seen as Xc x Yc x Zc values, x fastest; boxes at its far edges are
+ * partial. */
+struct BoxGeom {
+    uint32_t Xc, Yc, Zc;      /* chunk extents in values */
+    uint32_t bx_log, by_log;  /* box extents 2^bx_log x 2^by_log x ... */
+    uint32_t mx, my, mz;      /* tile extent - 1 (powers of two) */
+    uint32_t nbx, nby, boxes; /* boxes along x, y and in all */
+};
+static_assert((LZ_TILE1 & (LZ_TILE1 - 1)) == 0 &&
+                  (LZ_TILE2 & (LZ_TILE2 - 1)) == 0 &&
+                  (LZ_TILE3X & (LZ_TILE3X - 1)) == 0 &&
+                  (LZ_TILE3Y & (LZ_TILE3Y - 1)) == 0 &&
+                  (LZ_TILE3Z & (LZ_TILE3Z - 1)) == 0,
+              "tile extents are powers of two");
+static_assert(kTile % LZ_TILE1 == 0 && kTile % (LZ_TILE2 * LZ_TILE2) == 0 &&
+                  kTile % (LZ_TILE3X * LZ_TILE3Y * LZ_TILE3Z) == 0 &&
+                  kTile / (LZ_TILE3Y * LZ_TILE3Z) >= 32 &&
+                  kTile / LZ_TILE2 >= 32 && kTile % kTileThreads == 0,
+              "boxes are whole tiles, rows of whole warps");
+
+__host__ __device__ uint32_t log2_of(uint32_t v) {
+    uint32_t l = 0;
+    while ((1u << l) < v)
+        l++;
+    return l;
+}
+
+/* The boxes of a chunk of n values (a chunk is whole rows and planes). */
+__host__ __device__ BoxGeom box_geom(const fz_header &h, uint32_t n) {
+    const lz_geom g = lz_geometry(&h);
+    BoxGeom b;
+    b.Xc = g.pd == 1 ? n : (uint32_t)g.X;
+    b.Yc = g.pd == 1 ? 1u : g.pd == 2 ? n / b.Xc : (uint32_t)g.Y;
+    b.Zc = g.pd == 3 ? n / (b.Xc * b.Yc) : 1u;
+    b.by_log = log2_of(g.ty);
+    b.bx_log = log2_of(kTile / (g.ty * g.tz));
+    b.mx = g.tx - 1;
+    b.my = g.ty - 1;
+    b.mz = g.tz - 1;
+    b.nbx = (b.Xc + (1u << b.bx_log) - 1) >> b.bx_log;
+    b.nby = (b.Yc + g.ty - 1) / g.ty;
+    b.boxes = n ? b.nbx * b.nby * ((b.Zc + g.tz - 1) / g.tz) : 0u;
+    return b;
+}
+
+/* One value of a box: coordinates in the chunk, chunk index i. */
+struct BoxValue {
+    uint32_t x, y, z, i;
+    bool valid;
+};
+
+/* The first value of box number box. */
+__device__ BoxValue box_origin(const BoxGeom &b, uint32_t box) {
+    BoxValue o;
+    o.x = (box % b.nbx) << b.bx_log;
+    o.y = ((box / b.nbx) % b.nby) << b.by_log;
+    o.z = box / (b.nbx * b.nby) * (b.mz + 1);
+    o.i = 0;
+    o.valid = false;
+    return o;
+}
+
+/* Value k of the box at o (x fastest). */
+__device__ BoxValue box_value(const BoxGeom &b, const BoxValue &o, uint32_t k) {
+    BoxValue v;
+    v.x = o.x + (k & ((1u << b.bx_log) - 1));
+    v.y = o.y + ((k >> b.bx_log) & ((1u << b.by_log) - 1));
+    v.z = o.z + (k >> (b.bx_log + b.by_log));
+    v.valid = v.x < b.Xc && v.y < b.Yc && v.z < b.Zc;
+    v.i = v.valid ? (v.z * b.Yc + v.y) * b.Xc + v.x : 0u;
+    return v;
+}
+
 /* ------------------------------------------------------- compression */
 __global__ void resolve_bound(const fz_gpu_args a) {
     const fz_header &h = a.expect;
@@ -314,7 +404,6 @@ __device__ void put32(uint8_t *p, uint32_t v) {
 }
 
 /* ----------------------------------------------------- decompression */
-constexpr int kTileThreads = 256;
 /* Huffman decoding: one thread per sub-block, blocks of kSubThreads. */
 constexpr int kSubThreads = 64;
 constexpr uint32_t kLutSize = 1u << LZ_LUT_BITS;
@@ -798,74 +887,31 @@ __global__ void __launch_bounds__(kTileThreads)
         mark_bad(cd);
 }
 
-/* Partial sums along y or z over the whole array (a thread per column of
- * a tile: neighbouring threads read neighbouring values), restarting at
- * tile borders (chunks are whole slabs, so no segment crosses a chunk): `segs`
- * segments, segment k has len(k) values `stride` apart from start(k)
- * (wrapping arithmetic, as on the CPU). Chunks not being decoded are
- * skipped. */
-template <typename Seg>
-__global__ void __launch_bounds__(kTileThreads)
-    prefix_kernel(const Work w, uint64_t chunk_values, uint64_t segs,
-                  uint64_t stride, Seg seg) {
-    const uint64_t k = (uint64_t)blockIdx.x * kTileThreads + threadIdx.x;
-    if (k >= segs)
-        return;
-    uint64_t start;
-    uint32_t len;
-    seg(k, &start, &len);
-    if (w.dec[start / chunk_values].state != kDecodeOk)
-        return;
-    int32_t *v = w.q;
-    uint32_t acc = (uint32_t)v[start];
-    for (uint32_t j = 1; j < len; j++) {
-        const uint64_t i = start + j * stride;
-        acc += (uint32_t)v[i];
-        v[i] = (int32_t)acc;
-    }
+/* The fused decoding of a box: the tile prefix sums along x, y, z (the
+ * inverse of the Lorenzo differences) and the values. */
+constexpr uint32_t kTileLog = 12;
+static_assert(1u << kTileLog == kTile, "kTile is a power of two");
+static_assert(kWarpItems % LZ_TILE1 == 0 && kWarpItems % LZ_TILE2 == 0 &&
+                  kWarpItems % LZ_TILE3X == 0,
+              "a warp's items are whole x tiles");
+
+/* Box value of this thread's step s: warp-striped, so the 32 lanes of a
+ * step hold 32 consecutive values of one box row (box rows are >= 64). */
+__device__ uint32_t box_item(uint32_t s) {
+    return (threadIdx.x >> 5) * kWarpItems + 32 * s + (threadIdx.x & 31);
 }
 
-/* The x pass: a warp per piece of kXPiece values of a row (row k / xp,
- * x from (k % xp) kXPiece, xp pieces per row; kXPiece is a multiple of
- * every x tile extent, so pieces hold whole segments, and chunks are whole
- * rows, or for pd 1 whole pieces). Each lane loads its kXSteps values of the
- * piece first (all in flight at once, each step 32 consecutive values: 128
- * coalesced bytes), then every step is scanned by groups of W = min(tx, 32)
- * lanes, the running sum carried over steps inside a tile (tx 256) and
- * reset at tile starts. One division per piece and warp-uniform control
- * (was: a warp per segment, 64-bit divisions for every value, one load in
- * flight per lane). */
-constexpr uint32_t kXSteps = 8;
-constexpr uint32_t kXPiece = 32 * kXSteps;
-static_assert(kXPiece % LZ_TILE1 == 0 && kXPiece % LZ_TILE2 == 0 &&
-                  kXPiece % LZ_TILE3X == 0,
-              "whole x tiles per piece");
-
-__global__ void __launch_bounds__(kTileThreads)
-    prefix_x_kernel(const Work w, uint64_t chunk_values, uint64_t pieces,
-                    uint64_t X, uint64_t xp, uint32_t tx) {
-    const uint32_t W = tx < 32 ? tx : 32u, lane = threadIdx.x & 31;
-    const uint64_t k = ((uint64_t)blockIdx.x * kTileThreads + threadIdx.x) / 32;
-    if (k >= pieces)
-        return; /* the whole warp */
-    const uint64_t row = k / xp, x0 = (k - row * xp) * kXPiece;
-    const uint64_t start = row * X + x0;
-    if (w.dec[start / chunk_values].state != kDecodeOk)
-        return; /* the whole warp: one piece, one chunk */
-    const uint32_t len = (uint32_t)(X - x0 < kXPiece ? X - x0 : kXPiece);
-    int32_t *v = w.q + start;
-    uint32_t x[kXSteps];
-#pragma unroll
-    for (uint32_t s = 0; s < kXSteps; s++) {
-        const uint32_t j = 32 * s + lane;
-        x[s] = j < len ? (uint32_t)v[j] : 0u;
-    }
-    const uint32_t pos = lane % W;
+/* Prefix sums along x of the warp's items, restarting every tx values
+ * (a power of two dividing kWarpItems; box rows and x tiles start at
+ * multiples of it): shuffle scans in groups of min(tx, 32) lanes, the sum
+ * carried over the steps of a longer tile. Wrapping arithmetic. */
+__device__ void scan_x(uint32_t (&x)[kWarpSteps], uint32_t tx) {
+    const uint32_t W = tx < 32 ? tx : 32u, pos = threadIdx.x & (W - 1);
     uint32_t carry = 0;
 #pragma unroll
-    for (uint32_t s = 0; s < kXSteps; s++) {
-        if (((32 * s) & (tx - 1)) == 0) /* tx: a power of two */
-            carry = 0;                  /* a tile starts */
+    for (uint32_t s = 0; s < kWarpSteps; s++) {
+        if (((32 * s) & (tx - 1)) == 0)
+            carry = 0; /* a tile starts */
         uint32_t y = x[s];
         for (uint32_t d = 1; d < W; d <<= 1) {
             const uint32_t u = __shfl_up_sync(FZ_FULL_MASK, y, d, W);
@@ -876,104 +922,98 @@ __global__ void __launch_bounds__(kTileThreads)
         x[s] = y;
         carry = __shfl_sync(FZ_FULL_MASK, y, 31);
     }
-#pragma unroll
-    for (uint32_t s = 0; s < kXSteps; s++) {
-        const uint32_t j = 32 * s + lane;
-        if (j < len)
-            v[j] = (int32_t)x[s];
+}
+
+/* Prefix sums of the box in shared memory along columns of 2^len_log
+ * values 2^width_log apart (layers of 2^len_log rows of 2^width_log
+ * values; a column is a whole tile extent: boxes are one tile high in y
+ * and z). A thread per column, consecutive threads consecutive x: no bank
+ * conflicts. */
+__device__ void scan_columns(uint32_t *sq, uint32_t width_log,
+                             uint32_t len_log) {
+    const uint32_t width = 1u << width_log, len = 1u << len_log;
+    for (uint32_t c = threadIdx.x; c < kTile >> len_log; c += kTileThreads) {
+        uint32_t k =
+            (c & (width - 1)) + ((c >> width_log) << (width_log + len_log));
+        uint32_t acc = sq[k];
+        for (uint32_t j = 1; j < len; j++) {
+            k += width;
+            acc += sq[k];
+            sq[k] = acc;
+        }
     }
 }
 
-cudaError_t launch_prefix_x(const Work &w, uint64_t chunk_values, uint64_t X,
-                            uint64_t rows, uint32_t tx, cudaStream_t stream) {
-    const uint64_t xp = (X + kXPiece - 1) / kXPiece, pieces = rows * xp;
-    if (pieces == 0)
-        return cudaSuccess;
-    const uint64_t blocks = (pieces * 32 + kTileThreads - 1) / kTileThreads;
-    prefix_x_kernel<<<(unsigned)blocks, kTileThreads, 0, stream>>>(
-        w, chunk_values, pieces, X, xp, tx);
-    return cudaGetLastError();
-}
-
-struct SegY { /* planes of Y rows, tiles of ty rows */
-    uint64_t X, Y, ysegs;
-    uint32_t ty;
-    __device__ void operator()(uint64_t k, uint64_t *st, uint32_t *len) const {
-        const uint64_t x = k % X, rest = k / X;
-        const uint64_t y0 = (rest % ysegs) * ty, z = rest / ysegs;
-        *st = (z * Y + y0) * X + x;
-        *len = (uint32_t)(Y - y0 < ty ? Y - y0 : ty);
-    }
-};
-
-struct SegZ { /* planes of X Y values, tiles of tz planes */
-    uint64_t plane, planes;
-    uint32_t tz;
-    __device__ void operator()(uint64_t k, uint64_t *st, uint32_t *len) const {
-        const uint64_t xy = k % plane, z0 = (k / plane) * tz;
-        *st = z0 * plane + xy;
-        *len = (uint32_t)(planes - z0 < tz ? planes - z0 : tz);
-    }
-};
-
-template <typename Seg>
-cudaError_t launch_prefix(const Work &w, uint64_t chunk_values, uint64_t segs,
-                          uint64_t stride, Seg seg, cudaStream_t stream) {
-    if (segs == 0)
-        return cudaSuccess;
-    const uint64_t blocks = (segs + kTileThreads - 1) / kTileThreads;
-    prefix_kernel<<<(unsigned)blocks, kTileThreads, 0, stream>>>(
-        w, chunk_values, segs, stride, seg);
-    return cudaGetLastError();
-}
-
-/* The inverse of the Lorenzo differences, in place over the array: the
- * per-chunk passes of the CPU, chunk borders being tile borders. */
-cudaError_t partial_sums(const fz_header &h, const Work &w,
-                         cudaStream_t stream) {
-    const uint32_t es = fz_dtype_size(h.dtype);
-    const uint64_t n = h.original_bytes / es, cv = h.chunk_bytes / es;
-    const lz_geom g = lz_geometry(&h);
-    if (g.pd == 1)
-        return launch_prefix_x(w, cv, n, 1, LZ_TILE1, stream);
-    const uint64_t X = g.X, rows = n / X;
-    cudaError_t err = launch_prefix_x(w, cv, X, rows, g.tx, stream);
-    const uint64_t Y = g.pd == 2 ? rows : g.Y;
-    const uint64_t planes = rows / Y;
-    SegY sy = {X, Y, (Y + g.ty - 1) / g.ty, g.ty};
-    if (err == cudaSuccess)
-        err = launch_prefix(w, cv, planes * sy.ysegs * X, X, sy, stream);
-    if (err != cudaSuccess || g.pd < 3)
-        return err;
-    SegZ sz = {X * Y, planes, g.tz};
-    return launch_prefix(w, cv, (planes + g.tz - 1) / g.tz * sz.plane, sz.plane,
-                         sz, stream);
-}
-
-/* Values from the prefix sums, their checksum terms summed per chunk. */
+/* Grid (chunk, boxes strided over gridDim.y), the boxes of
+ * quant_codes_kernel: per box the residuals (invalid values 0: the zero
+ * padding of partial tiles, and they only follow valid ones) loaded all at
+ * once, the x sums in registers, y and z in shared memory, then per valid
+ * value the |q| check, the value and its checksum term (summed per chunk).
+ * One read of 4 B and one write of ES B per value (was: three prefix
+ * passes and a value pass, each over the whole array). q goes back to w.q
+ * only for chunks with exceptions: decode_exception_kernel, which runs
+ * next, accepts an exception only where q is 0 (as the CPU does); no other
+ * kernel reads q again. */
 template <int ES>
 __global__ void __launch_bounds__(kTileThreads)
-    decode_values_kernel(const fz_gpu_args a, const Work w) {
+    decode_box_kernel(const fz_gpu_args a, const Work w) {
     typedef Val<ES> V;
     typedef typename V::U U;
-    __shared__ uint32_t sums[kTileThreads / 32];
+    __shared__ uint32_t sq[kTile];
+    __shared__ uint32_t sums[kTileWarps];
     ChunkDecode *cd;
     if (!chunk_live(w, &cd))
+        return; /* block-uniform, as the next return */
+    const ChunkSpan sp = chunk_span(a.expect, blockIdx.x, ES);
+    const BoxGeom bg = box_geom(a.expect, sp.n);
+    if (blockIdx.y >= bg.boxes)
         return;
-    TileSpan ts;
-    if (!tile_of(a, chunk_span(a.expect, blockIdx.x, ES).n, &ts))
-        return;
+    const uint32_t z_log = kTileLog - bg.bx_log - bg.by_log;
+    const bool in_shared = bg.by_log > 0 || z_log > 0; /* pd 2 and 3 */
     const double ebx2 = double_of(cd->ebx2_bits);
-    const int32_t *v = w.q + ts.sp.first;
-    U *out = reinterpret_cast<U *>(a.dst) + ts.sp.first;
+    const bool keep_q = cd->nexc != 0;
+    int32_t *q = w.q + sp.first;
+    U *out = reinterpret_cast<U *>(a.dst) + sp.first;
     uint32_t hash = 0;
     bool bad = false;
-    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
-        const int32_t qv = v[i];
-        bad |= !(qv < (int32_t)LZ_Q_LIMIT && qv > -(int32_t)LZ_Q_LIMIT);
-        const U r = V::recon(qv, ebx2);
-        out[i] = r;
-        hash += V::hash(r, i);
+    for (uint32_t box = blockIdx.y; box < bg.boxes; box += gridDim.y) {
+        const BoxValue o = box_origin(bg, box);
+        uint32_t x[kWarpSteps];
+#pragma unroll
+        for (uint32_t s = 0; s < kWarpSteps; s++) {
+            const BoxValue v = box_value(bg, o, box_item(s));
+            const uint32_t r = (uint32_t)q[v.i]; /* v.i = 0 when invalid */
+            x[s] = v.valid ? r : 0u;
+        }
+        scan_x(x, bg.mx + 1);
+#pragma unroll
+        for (uint32_t s = 0; s < kWarpSteps; s++)
+            sq[box_item(s)] = x[s];
+        if (in_shared) { /* block-uniform: every thread reaches the syncs */
+            __syncthreads();
+            if (bg.by_log > 0)
+                scan_columns(sq, bg.bx_log, bg.by_log);
+            if (bg.by_log > 0 && z_log > 0)
+                __syncthreads();
+            if (z_log > 0)
+                scan_columns(sq, bg.bx_log + bg.by_log, z_log);
+            __syncthreads();
+        } /* else (pd 1) each thread reads back only what it wrote */
+        for (uint32_t s = 0; s < kWarpSteps; s++) {
+            const uint32_t k = box_item(s);
+            const BoxValue v = box_value(bg, o, k);
+            if (!v.valid)
+                continue;
+            const int32_t qv = (int32_t)sq[k];
+            bad |= !(qv < (int32_t)LZ_Q_LIMIT && qv > -(int32_t)LZ_Q_LIMIT);
+            const U r = V::recon(qv, ebx2);
+            out[v.i] = r;
+            hash += V::hash(r, v.i);
+            if (keep_q)
+                q[v.i] = qv;
+        }
+        if (in_shared)
+            __syncthreads(); /* sq is rewritten by the next box */
     }
     if (bad)
         mark_bad(cd);
@@ -1061,14 +1101,6 @@ __device__ bool bound_is_zero(const fz_gpu_args &a) {
     return double_of(a.scratch->bound_eff_bits) == 0.0;
 }
 
-/* Compaction: warp k of the tile block owns kWarpItems consecutive items
- * of the tile, kWarpSteps steps of 32 lanes (coalesced). */
-constexpr uint32_t kTileWarps = kTileThreads / 32;
-constexpr uint32_t kWarpItems = kTile / kTileWarps;
-constexpr uint32_t kWarpSteps = kWarpItems / 32;
-static_assert(kWarpItems % 32 == 0 && kWarpSteps * 32 * kTileWarps == kTile,
-              "a tile is whole warp steps");
-
 /* The items of a tile with pred(i), in increasing order: emit(i, base +
  * rank). The flags of a warp's steps stay in registers as ballots, the
  * warps' counts are scanned in warp_sums (kTileWarps words, shared). */
@@ -1131,81 +1163,6 @@ __device__ void count_codes(uint32_t code, uint32_t R, uint32_t *hist,
     const uint32_t lane = 1u << (threadIdx.x & 31);
     if (code != UINT32_MAX && !((zero | below | at | above) & lane))
         atomicAdd(&hist[code], 1u);
-}
-
-/* Boxes of the fused quantization: whole Lorenzo tiles, kTile values
- * (1-D: 4096 x 1 x 1, 2-D: 256 x 16, 3-D: 64 x 8 x 8), so every value's
- * predecessors are in its box. A chunk (whole slabs) is seen as
- * Xc x Yc x Zc values, x fastest; boxes at its far edges are partial. */
-struct BoxGeom {
-    uint32_t Xc, Yc, Zc;      /* chunk extents in values */
-    uint32_t bx_log, by_log;  /* box extents 2^bx_log x 2^by_log x ... */
-    uint32_t mx, my, mz;      /* tile extent - 1 (powers of two) */
-    uint32_t nbx, nby, boxes; /* boxes along x, y and in all */
-};
-static_assert((LZ_TILE1 & (LZ_TILE1 - 1)) == 0 &&
-                  (LZ_TILE2 & (LZ_TILE2 - 1)) == 0 &&
-                  (LZ_TILE3X & (LZ_TILE3X - 1)) == 0 &&
-                  (LZ_TILE3Y & (LZ_TILE3Y - 1)) == 0 &&
-                  (LZ_TILE3Z & (LZ_TILE3Z - 1)) == 0,
-              "tile extents are powers of two");
-static_assert(kTile % LZ_TILE1 == 0 && kTile % (LZ_TILE2 * LZ_TILE2) == 0 &&
-                  kTile % (LZ_TILE3X * LZ_TILE3Y * LZ_TILE3Z) == 0 &&
-                  kTile / (LZ_TILE3Y * LZ_TILE3Z) >= 32 &&
-                  kTile / LZ_TILE2 >= 32 && kTile % kTileThreads == 0,
-              "boxes are whole tiles, rows of whole warps");
-
-__host__ __device__ uint32_t log2_of(uint32_t v) {
-    uint32_t l = 0;
-    while ((1u << l) < v)
-        l++;
-    return l;
-}
-
-/* The boxes of a chunk of n values (a chunk is whole rows and planes). */
-__host__ __device__ BoxGeom box_geom(const fz_header &h, uint32_t n) {
-    const lz_geom g = lz_geometry(&h);
-    BoxGeom b;
-    b.Xc = g.pd == 1 ? n : (uint32_t)g.X;
-    b.Yc = g.pd == 1 ? 1u : g.pd == 2 ? n / b.Xc : (uint32_t)g.Y;
-    b.Zc = g.pd == 3 ? n / (b.Xc * b.Yc) : 1u;
-    b.by_log = log2_of(g.ty);
-    b.bx_log = log2_of(kTile / (g.ty * g.tz));
-    b.mx = g.tx - 1;
-    b.my = g.ty - 1;
-    b.mz = g.tz - 1;
-    b.nbx = (b.Xc + (1u << b.bx_log) - 1) >> b.bx_log;
-    b.nby = (b.Yc + g.ty - 1) / g.ty;
-    b.boxes = n ? b.nbx * b.nby * ((b.Zc + g.tz - 1) / g.tz) : 0u;
-    return b;
-}
-
-/* One value of a box: coordinates in the chunk, chunk index i. */
-struct BoxValue {
-    uint32_t x, y, z, i;
-    bool valid;
-};
-
-/* The first value of box number box. */
-__device__ BoxValue box_origin(const BoxGeom &b, uint32_t box) {
-    BoxValue o;
-    o.x = (box % b.nbx) << b.bx_log;
-    o.y = ((box / b.nbx) % b.nby) << b.by_log;
-    o.z = box / (b.nbx * b.nby) * (b.mz + 1);
-    o.i = 0;
-    o.valid = false;
-    return o;
-}
-
-/* Value k of the box at o (x fastest). */
-__device__ BoxValue box_value(const BoxGeom &b, const BoxValue &o, uint32_t k) {
-    BoxValue v;
-    v.x = o.x + (k & ((1u << b.bx_log) - 1));
-    v.y = o.y + ((k >> b.bx_log) & ((1u << b.by_log) - 1));
-    v.z = o.z + (k >> (b.bx_log + b.by_log));
-    v.valid = v.x < b.Xc && v.y < b.Yc && v.z < b.Zc;
-    v.i = v.valid ? (v.z * b.Yc + v.y) * b.Xc + v.x : 0u;
-    return v;
 }
 
 /* Lorenzo residual of box value k from the box's q (zero padding at tile
@@ -2111,6 +2068,15 @@ __global__ void __launch_bounds__(kTileThreads)
     encode_tile(codes, ts, sub_bits, sub_off, bk, data, sh);
 }
 
+/* The grid of the box kernels: (chunk, boxes of the largest chunk,
+ * strided over at most 65535 blocks). */
+dim3 box_grid(const fz_header &h) {
+    const uint32_t boxes =
+        box_geom(h, (uint32_t)(h.chunk_bytes / fz_dtype_size(h.dtype))).boxes;
+    return dim3((unsigned)h.chunk_count,
+                boxes < 65535u ? (boxes ? boxes : 1u) : 65535u);
+}
+
 Work work_of(const fz_gpu_args *a) {
     Work w;
     work_layout(&a->expect,
@@ -2150,10 +2116,7 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
     if (err != cudaSuccess)
         return err;
     resolve_bound<<<1, 1, 0, stream>>>(*a);
-    /* boxes of the largest chunk, strided over at most 65535 blocks */
-    const uint32_t boxes =
-        box_geom(h, (uint32_t)(h.chunk_bytes / fz_dtype_size(h.dtype))).boxes;
-    const dim3 per_box(C, boxes < 65535u ? (boxes ? boxes : 1u) : 65535u);
+    const dim3 per_box = box_grid(h);
     if (f32)
         quant_codes_kernel<4><<<per_box, kTileThreads, 0, stream>>>(*a, w);
     else
@@ -2218,16 +2181,15 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
     decode_runs_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     decode_outlier_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     err = cudaGetLastError();
-    if (err == cudaSuccess)
-        err = partial_sums(h, w, stream);
     if (err != cudaSuccess)
         return err;
+    const dim3 per_box = box_grid(h);
     if (f32) {
-        decode_values_kernel<4><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+        decode_box_kernel<4><<<per_box, kTileThreads, 0, stream>>>(*a, w);
         decode_exception_kernel<4>
             <<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     } else {
-        decode_values_kernel<8><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+        decode_box_kernel<8><<<per_box, kTileThreads, 0, stream>>>(*a, w);
         decode_exception_kernel<8>
             <<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     }
