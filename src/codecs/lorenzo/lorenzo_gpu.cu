@@ -226,8 +226,10 @@ template <> struct Val<4> {
         memcpy(&r, &f, 4);
         return r;
     }
-    static __device__ bool quant(U b, double eb, double ebx2, int32_t *q) {
-        return lz_prequant32(b, eb, ebx2, q);
+    /* 1, q and the reconstruction r when b quantizes; else 0 (an
+     * exception), q = 0, r = b */
+    static __device__ bool quant(U b, const lz_quant &z, int32_t *q, U *r) {
+        return lz_prequant32(b, &z, q, r);
     }
 };
 template <> struct Val<8> {
@@ -241,8 +243,8 @@ template <> struct Val<8> {
         memcpy(&r, &d, 8);
         return r;
     }
-    static __device__ bool quant(U b, double eb, double ebx2, int32_t *q) {
-        return lz_prequant64(b, eb, ebx2, q);
+    static __device__ bool quant(U b, const lz_quant &z, int32_t *q, U *r) {
+        return lz_prequant64(b, &z, q, r);
     }
 };
 
@@ -1272,9 +1274,8 @@ __global__ void __launch_bounds__(kTileThreads)
     const BoxGeom bg = box_geom(a.expect, sp.n);
     if (blockIdx.y >= bg.boxes)
         return;
-    const double eb = double_of(a.scratch->bound_eff_bits);
-    const double ebx2 = lz_ebx2(eb);
-    const bool coded = eb != 0.0; /* else verbatim: checksums only */
+    const lz_quant z = lz_quant_of(double_of(a.scratch->bound_eff_bits));
+    const bool coded = z.eb != 0.0; /* else verbatim: checksums only */
     const uint32_t R = a.expect.codec_params[0], S = w.nsym;
     const bool shared_hist = S <= kSharedHist;
     uint32_t *chunk_hist = w.hist + (uint64_t)blockIdx.x * S;
@@ -1297,9 +1298,10 @@ __global__ void __launch_bounds__(kTileThreads)
             bool ok = true;
             if (v.valid) {
                 const U b = src[v.i];
-                ok = V::quant(b, eb, ebx2, &qi);
+                U r; /* the reconstruction, or b itself for an exception */
+                ok = V::quant(b, z, &qi, &r);
                 hash_raw += V::hash(b, v.i);
-                hash_recon += V::hash(ok ? V::recon(qi, ebx2) : b, v.i);
+                hash_recon += V::hash(r, v.i);
                 nexc += !ok;
             }
             sq[k] = ok ? qi : 0;
@@ -2009,8 +2011,7 @@ __global__ void __launch_bounds__(kTileThreads)
     const uint32_t *aux = w.aux + sp.first;
     const typename Val<ES>::U *vals =
         reinterpret_cast<const typename Val<ES>::U *>(in);
-    const double eb = double_of(a.scratch->bound_eff_bits);
-    const double ebx2 = lz_ebx2(eb);
+    const lz_quant z = lz_quant_of(double_of(a.scratch->bound_eff_bits));
     if (threadIdx.x == 0 && t == 0) {
         out[0] = (uint8_t)p.flow;
         out[1] = out[2] = out[3] = 0;
@@ -2037,7 +2038,8 @@ __global__ void __launch_bounds__(kTileThreads)
             ts, *tile_slot(w, w.tile_exc), sh.warp_sums,
             [&](uint32_t i) {
                 int32_t qi;
-                return !Val<ES>::quant(vals[i], eb, ebx2, &qi);
+                typename Val<ES>::U r;
+                return !Val<ES>::quant(vals[i], z, &qi, &r);
             },
             [&](uint32_t i, uint32_t r) {
                 uint8_t *d = e + (uint64_t)r * (4 + ES);
