@@ -9,7 +9,8 @@
  *     on the GPU or decode to exactly the CPU's output;
  *  4. the code book at its edges: one and two used codes, alphabets of
  *     thousands to 65536 codes;
- *  5. RLE chunks of over 10^5 runs, and one run of a 4-byte length.
+ *  5. RLE chunks of over 10^5 runs, and one run of a 4-byte length;
+ *  6. shapes whose predictor drops a dimension (slabs over 64 MiB).
  * Exits 77 (ctest: skipped) when no CUDA GPU is usable. */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -133,7 +134,7 @@ static const shape shapes[] = {
     {2, {1, 300, 1, 1}}, {2, {300, 1, 1, 1}},   {2, {129, 65, 1, 1}},
     {3, {1, 1, 1, 1}},   {3, {33, 9, 17, 1}},   {3, {32, 8, 8, 1}},
     {3, {2, 3, 100, 1}}, {3, {65, 40, 21, 1}},  {4, {9, 10, 11, 3}},
-    {3, {0, 5, 5, 1}},
+    {3, {0, 5, 5, 1}},   {3, {70, 14, 19, 1}},  {2, {300, 37, 1, 1}},
 };
 
 static uint64_t count_of(const shape *s) {
@@ -197,6 +198,24 @@ static void group_options(void) {
             }
             free(src);
         }
+}
+
+/* Shapes whose slab would exceed 64 MiB: the predictor drops a dimension
+ * (3-D -> 2-D over rows of 2049 values, 2-D -> 1-D), with partial boxes
+ * at the far edges. */
+static void group_dropped(void) {
+    const uint64_t d3[3] = {2049, 1025, 2}; /* 8-plane slab: 67 MB f32 */
+    const uint64_t d2[2] = {1100000, 2};    /* 16-row slab: 70 MB f32 */
+    const size_t n = 2049 * 1025 * 2;
+    float *src = (float *)tu_xmalloc(n * sizeof(float));
+    tu_fill(TU_GEN_SMOOTH, FZ_F32, src, n, 91);
+    tu_context("dropped 3-D -> 2-D");
+    fz_params p = lz_params(FZ_F32, 3, d3, FZ_MODE_REL, 1e-3, 0);
+    run_case(&p, src);
+    tu_context("dropped 2-D -> 1-D");
+    fz_params q = lz_params(FZ_F32, 2, d2, FZ_MODE_ABS, 1e-3, 0);
+    run_case(&q, src);
+    free(src);
 }
 
 /* A few MB, 2-D and 3-D, through the host pipeline in several batches. */
@@ -381,6 +400,8 @@ int main(int argc, char **argv) {
         group_options();
     if (all || !strcmp(group, "large"))
         group_large();
+    if (all || !strcmp(group, "dropped"))
+        group_dropped();
     if (all || !strcmp(group, "book"))
         group_book();
     if (all || !strcmp(group, "damage"))
