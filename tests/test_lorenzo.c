@@ -922,9 +922,10 @@ static void group_lengths(void) {
 }
 
 /* The quantizer's lz_round (no libm) is round() (half away from zero) for
- * every |x| < 2^27 it is given: on the quotients d / 2eb of random bit
- * patterns, of half-way points (m + 1/2) 2eb and of their neighbours, and
- * on the exact half-way points near zero. */
+ * every |x| < 2^27 it is given: on the products d x (1 / 2eb) (and the
+ * quotients d / 2eb) of random bit patterns, of half-way points
+ * (m + 1/2) 2eb and of their neighbours, and on the exact half-way points
+ * near zero. */
 static void check_round(double x) {
     if (x < LZ_Q_LIMIT && x > -LZ_Q_LIMIT)
         CHECK(lz_round(x) == (int32_t)round(x));
@@ -953,6 +954,8 @@ static void group_quant(void) {
             }
             check_round(v / ebx2);
             check_round((double)(float)v / ebx2);
+            check_round(v * lz_inv_ebx2(ebx2));
+            check_round((double)(float)v * lz_inv_ebx2(ebx2));
         }
         cases_run++;
     }
@@ -963,6 +966,82 @@ static void group_quant(void) {
             check_round(nextafter(x, 0));
             check_round(nextafter(x, 2 * x));
         }
+}
+
+/* lz_prequant64/32 on one value: accepted values have q = round(d x
+ * inv), |q| < 2^27 and the returned reconstruction, within eb; rejected
+ * ones q = 0 and their own bits. Returns whether it was accepted. */
+static int prequant_checked(double v, const lz_quant *z, int f32) {
+    int32_t q = 7;
+    int ok;
+    double r;
+    if (f32) {
+        if (!(fabs(v) <= FLT_MAX) && !isnan(v)) /* no out-of-range casts */
+            v = v > 0 ? INFINITY : -INFINITY;
+        const float f = (float)v;
+        uint32_t b, rb = 0;
+        memcpy(&b, &f, 4);
+        ok = lz_prequant32(b, z, &q, &rb);
+        float rf;
+        memcpy(&rf, &rb, 4);
+        r = (double)rf;
+        v = (double)f;
+        CHECK(ok ? rf == lz_recon32(q, z->ebx2) : rb == b);
+    } else {
+        uint64_t b, rb = 0;
+        memcpy(&b, &v, 8);
+        ok = lz_prequant64(b, z, &q, &rb);
+        memcpy(&r, &rb, 8);
+        CHECK(ok ? r == lz_recon64(q, z->ebx2) : rb == b);
+    }
+    if (ok) {
+        CHECK(q == (int32_t)round(v * z->inv));
+        CHECK(q < (1 << 27) && q > -(1 << 27));
+        CHECK(fabs(r - v) <= z->eb);
+    } else {
+        CHECK(q == 0);
+    }
+    return ok;
+}
+
+/* The multiplication by 1 / 2eb at the extremes of eb: a subnormal 2eb
+ * (1 / 2eb overflows: clamped, +0.0 still quantizes to 0, the rest is
+ * checked), the largest eb (2eb clamped), and special values. */
+static void group_prequant(void) {
+    const double ebs[] = {0x1p-1074, 0x1p-1060, 0x1p-1023, 1e-300,
+                          1e-3,      1.0,       1e300,     DBL_MAX};
+    tu_rng r = tu_rng_make(23);
+    for (size_t bi = 0; bi < sizeof ebs / sizeof ebs[0]; bi++) {
+        const lz_quant z = lz_quant_of(ebs[bi]);
+        tu_context("prequant eb %g", ebs[bi]);
+        CHECK(z.inv > 0 && z.inv <= DBL_MAX);
+        for (int f32 = 0; f32 < 2; f32++) {
+            CHECK(prequant_checked(0.0, &z, f32)); /* +0.0: q = 0 */
+            CHECK(!prequant_checked(-0.0, &z, f32));
+            CHECK(!prequant_checked(INFINITY, &z, f32));
+            CHECK(!prequant_checked(-INFINITY, &z, f32));
+            CHECK(!prequant_checked(NAN, &z, f32));
+            CHECK(!prequant_checked(f32 ? 1e-40 : 1e-310, &z, f32));
+            for (int k = 0; k < 20000; k++) {
+                uint64_t b = tu_next(&r);
+                double v;
+                memcpy(&v, &b, 8);
+                if (k & 1) /* near the bound's scale */
+                    v = ldexp((double)(int64_t)(b >> 11) * 0x1p-53,
+                              (int)tu_below(&r, 60)) *
+                        z.ebx2;
+                prequant_checked(v, &z, f32);
+            }
+        }
+        cases_run++;
+    }
+    tu_context("prequant tiny 2eb");
+    const lz_quant tiny = lz_quant_of(0x1p-1074);
+    CHECK(tiny.inv == DBL_MAX);
+    CHECK(!prequant_checked(1.0, &tiny, 0)); /* q off by far: an exception */
+    const lz_quant big = lz_quant_of(DBL_MAX);
+    CHECK(big.ebx2 == DBL_MAX);
+    CHECK(prequant_checked(1e308, &big, 0)); /* q = 0, |d| <= eb */
 }
 
 /* ------------------------------------------------ RLE code streams */
@@ -1153,13 +1232,21 @@ typedef struct named_group {
 } named_group;
 
 static const named_group groups[] = {
-    {"generators", group_generators}, {"adversarial", group_adversarial},
-    {"extremes", group_extremes},     {"special", group_special},
-    {"constant", group_constant},     {"radius", group_radius},
-    {"threads", group_threads},       {"corruption", group_corruption},
-    {"invalid", group_invalid},       {"huffman", group_huffman},
-    {"bytes", group_bytes},           {"quant", group_quant},
-    {"lengths", group_lengths},       {"rle", group_rle},
+    {"generators", group_generators},
+    {"adversarial", group_adversarial},
+    {"extremes", group_extremes},
+    {"special", group_special},
+    {"constant", group_constant},
+    {"radius", group_radius},
+    {"threads", group_threads},
+    {"corruption", group_corruption},
+    {"invalid", group_invalid},
+    {"huffman", group_huffman},
+    {"bytes", group_bytes},
+    {"quant", group_quant},
+    {"prequant", group_prequant},
+    {"lengths", group_lengths},
+    {"rle", group_rle},
 };
 
 int main(int argc, char **argv) {

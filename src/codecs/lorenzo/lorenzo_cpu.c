@@ -99,39 +99,32 @@ static int work_alloc(lz_work *w, uint64_t n) {
 }
 
 /* Prequantize every value; exceptions get q = 0. Returns the hash sum of
- * the reconstruction (what the decoder will produce). One loop per dtype. */
+ * what the decoder will produce (reconstruction or exact value). One loop
+ * per dtype. */
 static uint32_t prequantize(const fz_header *h, const void *src, uint64_t n,
                             lz_work *w) {
-    const double eb = bound_of(h), ebx2 = lz_ebx2(eb);
+    const lz_quant z = lz_quant_of(bound_of(h));
     const uint8_t *in = (const uint8_t *)src;
     uint32_t sum = 0;
     uint64_t nexc = 0;
     if (h->dtype == 1) {
         for (uint64_t i = 0; i < n; i++) {
-            int32_t q = 0;
-            uint32_t b;
+            int32_t q;
+            uint32_t b, r;
             memcpy(&b, in + 4 * i, 4);
-            if (lz_prequant32(b, eb, ebx2, &q)) {
-                const float r = lz_recon32(q, ebx2);
-                memcpy(&b, &r, 4);
-            } else {
+            if (!lz_prequant32(b, &z, &q, &r))
                 w->exc[nexc++] = (uint32_t)i;
-            }
-            sum += fz_hash_value32(b, i);
+            sum += fz_hash_value32(r, i);
             w->q[i] = q;
         }
     } else {
         for (uint64_t i = 0; i < n; i++) {
-            int32_t q = 0;
-            uint64_t b;
+            int32_t q;
+            uint64_t b, r;
             memcpy(&b, in + 8 * i, 8);
-            if (lz_prequant64(b, eb, ebx2, &q)) {
-                const double r = lz_recon64(q, ebx2);
-                memcpy(&b, &r, 8);
-            } else {
+            if (!lz_prequant64(b, &z, &q, &r))
                 w->exc[nexc++] = (uint32_t)i;
-            }
-            sum += fz_hash_value64(b, i);
+            sum += fz_hash_value64(r, i);
             w->q[i] = q;
         }
     }

@@ -4,9 +4,11 @@
  *   1. REL: the value range (CUB), then a 1-thread kernel resolving the
  *      enforced bound into the scratch head;
  *   2. one grid kernel over (chunk, box of whole Lorenzo tiles), per-chunk
- *      results summed by atomics: prequantization, exact bound check and
- *      checksums, q of the box in shared memory, quant codes and the
- *      histogram (hot codes by warp ballots), outlier residuals;
+ *      results summed by atomics, one instantiation per predictor
+ *      dimensionality: prequantization, exact bound check and checksums,
+ *      the box's residuals via registers, shuffles and shared memory,
+ *      quant codes and the histogram (hot codes per lane in registers),
+ *      outlier residuals;
  *   3. the code book: the used codes sorted by (frequency, code) (CUB
  *      segmented radix sort over all chunks), then per chunk a block:
  *      package-merge levels merged in parallel (lz_pm_merge, the CPU's
@@ -227,8 +229,10 @@ template <> struct Val<4> {
         memcpy(&r, &f, 4);
         return r;
     }
-    static __device__ bool quant(U b, double eb, double ebx2, int32_t *q) {
-        return lz_prequant32(b, eb, ebx2, q);
+    /* 1, q and the reconstruction r when b quantizes; else 0 (an
+     * exception), q = 0, r = b */
+    static __device__ bool quant(U b, const lz_quant &z, int32_t *q, U *r) {
+        return lz_prequant32(b, &z, q, r);
     }
 };
 template <> struct Val<8> {
@@ -242,8 +246,8 @@ template <> struct Val<8> {
         memcpy(&r, &d, 8);
         return r;
     }
-    static __device__ bool quant(U b, double eb, double ebx2, int32_t *q) {
-        return lz_prequant64(b, eb, ebx2, q);
+    static __device__ bool quant(U b, const lz_quant &z, int32_t *q, U *r) {
+        return lz_prequant64(b, &z, q, r);
     }
 };
 
@@ -1141,66 +1145,16 @@ __device__ uint32_t tile_items(const Work &w, const uint32_t *arr, uint32_t T,
     return (blockIdx.y + 1 < T ? at[1] : total) - at[0];
 }
 
-/* Counts of the hot codes of a warp: 0 (outliers) and R - 1, R, R + 1,
- * where smooth data puts nearly every code. */
-struct HotCounts {
-    uint32_t zero, below, at, above;
-};
-
-/* Adds this warp's codes (UINT32_MAX: none) to the histogram: the hot
- * codes by ballots into per-warp registers, the rest one shared (or
- * global) atomic per lane; the same counts as one increment per code. */
-__device__ void count_codes(uint32_t code, uint32_t R, uint32_t *hist,
-                            HotCounts *hot) {
-    const uint32_t zero = __ballot_sync(FZ_FULL_MASK, code == 0);
-    const uint32_t below = __ballot_sync(FZ_FULL_MASK, code == R - 1);
-    const uint32_t at = __ballot_sync(FZ_FULL_MASK, code == R);
-    const uint32_t above = __ballot_sync(FZ_FULL_MASK, code == R + 1);
-    hot->zero += (uint32_t)__popc(zero);
-    hot->below += (uint32_t)__popc(below);
-    hot->at += (uint32_t)__popc(at);
-    hot->above += (uint32_t)__popc(above);
-    const uint32_t lane = 1u << (threadIdx.x & 31);
-    if (code != UINT32_MAX && !((zero | below | at | above) & lane))
-        atomicAdd(&hist[code], 1u);
-}
-
-/* Lorenzo residual of box value k from the box's q (zero padding at tile
- * borders): exactly the CPU's differences along x, y, z (|q| < 2^27, so
- * no partial sum overflows). */
-__device__ int32_t box_residual(const int32_t *sq, uint32_t k,
-                                const BoxValue &v, const BoxGeom &b) {
-    const bool bx = (v.x & b.mx) != 0, by = (v.y & b.my) != 0;
-    const bool bz = (v.z & b.mz) != 0;
-    const uint32_t sy = 1u << b.bx_log, sz = 1u << (b.bx_log + b.by_log);
-    int32_t d = sq[k];
-    if (bx)
-        d -= sq[k - 1];
-    if (by) {
-        d -= sq[k - sy];
-        if (bx)
-            d += sq[k - sy - 1];
-    }
-    if (bz) {
-        d -= sq[k - sz];
-        if (bx)
-            d += sq[k - sz - 1];
-        if (by) {
-            d += sq[k - sz - sy];
-            if (bx)
-                d -= sq[k - sz - sy - 1];
-        }
-    }
-    return d;
-}
-
 /* Adds the warp's flagged values to the per-tile counts arr of the
  * chunk. A warp's valid lanes are consecutive values of one row, so they
- * span at most two tiles of kTile values: one atomic for each. */
-__device__ void add_tile_count(uint32_t *arr, bool flag, uint32_t i) {
+ * span at most two tiles of kTile values: one atomic for each. Returns
+ * the warp's flagged count in one lane, 0 in the others (per-lane sums
+ * then count every flag once) and nothing is spent when no lane is
+ * flagged. */
+__device__ uint32_t add_tile_count(uint32_t *arr, bool flag, uint32_t i) {
     const uint32_t flags = __ballot_sync(FZ_FULL_MASK, flag);
-    if (!flags) /* warp-uniform */
-        return;
+    if (__builtin_expect(flags == 0, 1)) /* warp-uniform */
+        return 0;
     const uint32_t lane = threadIdx.x & 31, lead = __ffs(flags) - 1;
     const uint32_t t0 = __shfl_sync(FZ_FULL_MASK, i / kTile, lead);
     const uint32_t first = __ballot_sync(FZ_FULL_MASK, flag && i / kTile == t0);
@@ -1209,19 +1163,136 @@ __device__ void add_tile_count(uint32_t *arr, bool flag, uint32_t i) {
         atomicAdd(&arr[t0], (uint32_t)__popc(first));
     if (rest && lane == (uint32_t)__ffs(rest) - 1)
         atomicAdd(&arr[i / kTile], (uint32_t)__popc(rest));
+    return lane == lead ? (uint32_t)__popc(flags) : 0u;
 }
 
+/* The fused kernel's boxes with compile-time shapes, one instantiation
+ * per predictor dimensionality PD: BX x BY x BZ values (x fastest, as
+ * box_geom), thread t holding the values k = t + kTileThreads j, j = 0..
+ * kBoxSteps - 1. So a thread's x is fixed (1-D: x = t + 256 j), and its
+ * y and z follow from j: 2-D y = j; 3-D y = t / 64 + 4 (j & 1), z =
+ * j / 2. Boxes start on tile borders, so which Lorenzo predecessors lie
+ * in the tile is known per thread (x) or at compile time (y, z). */
+constexpr uint32_t kBoxSteps = kTile / kTileThreads;
+template <int PD> struct BoxShape {
+    static constexpr uint32_t BY = PD == 1   ? 1u
+                                   : PD == 2 ? LZ_TILE2
+                                             : LZ_TILE3Y;
+    static constexpr uint32_t BZ = PD == 3 ? LZ_TILE3Z : 1u;
+    static constexpr uint32_t BX = kTile / (BY * BZ);
+    static constexpr uint32_t TX = PD == 1   ? LZ_TILE1
+                                   : PD == 2 ? LZ_TILE2
+                                             : LZ_TILE3X;
+};
+static_assert(BoxShape<1>::BX == kTile && BoxShape<1>::TX == kTileThreads,
+              "1-D: a thread's x steps by whole tiles");
+static_assert(BoxShape<2>::BX == kTileThreads && 32 % BoxShape<2>::TX == 0,
+              "2-D: a row per step, x tiles inside warps");
+static_assert(BoxShape<3>::BX * BoxShape<3>::BY == 2 * kTileThreads &&
+                  BoxShape<3>::BX % 32 == 0 && 32 % BoxShape<3>::TX == 0 &&
+                  BoxShape<3>::BZ * 2 == kBoxSteps,
+              "3-D: half a plane per step, x tiles inside warps");
+
+/* This thread's values of one box: value j is at chunk index
+ * i0 + (PD 1: 256 j; PD 2: j Xc; PD 3: (j & 1) 4 Xc + (j >> 1) Xc Yc). */
+template <int PD> struct BoxLane {
+    uint32_t i0;      /* index of value 0 (used only where valid) */
+    uint32_t row;     /* PD 2: Xc; PD 3: 4 Xc (odd j) */
+    uint32_t plane;   /* PD 3: Xc Yc */
+    uint32_t left;    /* PD 1: Xc; PD 2: rows, PD 3: planes in the chunk */
+    bool in0, in1;    /* x (PD 2, 3) and y (PD 3: even, odd j) inside */
+    bool bx, by_even; /* an x predecessor in the tile; PD 3 even j: y */
+
+    __device__ uint32_t offset(uint32_t j) const { /* index(j) - i0 */
+        if (PD == 1)
+            return kTileThreads * j;
+        if (PD == 2)
+            return j * row;
+        return (j & 1) * row + (j >> 1) * plane;
+    }
+    __device__ uint32_t index(uint32_t j) const {
+        return i0 + offset(j);
+    }
+    __device__ bool valid(uint32_t j) const {
+        if (PD == 1)
+            return index(j) < left;
+        if (PD == 2)
+            return in0 && j < left;
+        return ((j & 1) ? in1 : in0) && (j >> 1) < left;
+    }
+};
+
+/* The lane of thread t in box number box. In 2-D and 3-D, when the
+ * thread's first value (k = t) is outside the chunk, so are all of its
+ * values (they share its x, and its y but for + 4 in 3-D). */
+template <int PD>
+__device__ BoxLane<PD> box_lane(const BoxGeom &b, uint32_t box) {
+    typedef BoxShape<PD> S;
+    const BoxValue o = box_origin(b, box);
+    const uint32_t t = threadIdx.x;
+    BoxLane<PD> L;
+    L.row = PD == 3 ? (kTileThreads / S::BX) * b.Xc : b.Xc;
+    L.plane = b.Xc * b.Yc;
+    L.bx = (t & (S::TX - 1)) != 0;
+    L.by_even = PD == 3 && t >= S::BX;
+    if (PD == 1) { /* the index itself is checked */
+        L.i0 = o.x + t;
+        L.left = b.Xc;
+        L.in0 = L.in1 = true;
+    } else {
+        const BoxValue v = box_value(b, o, t);
+        L.i0 = v.i;
+        L.in0 = v.valid;
+        L.in1 = v.valid && v.y + kTileThreads / S::BX < b.Yc;
+        L.left = PD == 2 ? b.Yc - o.y : b.Zc - o.z;
+    }
+    return L;
+}
+
+/* p, hidden from the optimizer: p[offset] then costs one 32-bit
+ * multiply-add instead of the 64-bit index arithmetic it would be
+ * reassociated into (the address space is lost with it: access through
+ * __ldg / __stcg, which are global). */
+template <typename T> __device__ T *opaque(T *p) {
+    asm("" : "+l"(p));
+    return p;
+}
+
+/* One count of a code into the chunk's histogram: the block's shared copy
+ * (alphabets up to kSharedHist) or global memory, never a generic
+ * atomic. */
+__device__ void hist_add(bool shared_hist, uint32_t *sh, uint32_t *global,
+                         uint32_t code, uint32_t n) {
+    if (shared_hist)
+        atomicAdd(&sh[code], n);
+    else
+        atomicAdd(&global[code], n);
+}
+
+/* Blocks of the fused kernel per SM (48 registers): 5 x 32.9 KB of
+ * shared memory fit, 62.5% occupancy. */
+constexpr int kQuantBlocks = 5;
+
 /* Grid (chunk, boxes strided): prequantization, checksums of what
- * decoding returns and of the input (summed per chunk), q of the box in
- * shared memory, then quant codes, the histogram (hot codes per warp),
- * exceptions and zero codes (outliers) per tile of kTile values, and the
- * residual of every outlier into w.q (q itself is never stored; write
- * finds the exceptions of a tile that has some by quantizing again). */
-template <int ES>
-__global__ void __launch_bounds__(kTileThreads)
+ * decoding returns and of the input (summed per chunk), the box's
+ * partial Lorenzo residuals in shared memory, then quant codes, the
+ * histogram, exceptions and zero codes (outliers) per tile of kTile
+ * values, and the residual of every outlier into w.q (q itself is never
+ * stored; write finds the exceptions of a tile that has some by
+ * quantizing again). Residuals: the differences along the axes commute,
+ * so the first pass takes those found in the thread (z in 3-D, y in 2-D:
+ * the same x, earlier j) and along x from the lane below (__shfl_up: a
+ * tile row of 16 or 32 values lies in one warp), the second pass the
+ * rest from shared memory (3-D y: k - 64; 1-D x: k - 1). Hot codes R - 1,
+ * R, R + 1 (residuals -1, 0, 1) are counted per lane in the bytes of one
+ * register, zero codes and exceptions from the tile-count ballots; both
+ * are flushed per box. */
+template <int ES, int PD>
+__global__ void __launch_bounds__(kTileThreads, kQuantBlocks)
     quant_codes_kernel(const fz_gpu_args a, const Work w) {
     typedef Val<ES> V;
     typedef typename V::U U;
+    typedef BoxShape<PD> S;
     __shared__ int32_t sq[kTile];
     __shared__ uint32_t hist[kSharedHist];
     __shared__ uint32_t sums[3][kTileWarps];
@@ -1229,65 +1300,99 @@ __global__ void __launch_bounds__(kTileThreads)
     const BoxGeom bg = box_geom(a.expect, sp.n);
     if (blockIdx.y >= bg.boxes)
         return;
-    const double eb = double_of(a.scratch->bound_eff_bits);
-    const double ebx2 = lz_ebx2(eb);
-    const bool coded = eb != 0.0; /* else verbatim: checksums only */
-    const uint32_t R = a.expect.codec_params[0], S = w.nsym;
-    const bool shared_hist = S <= kSharedHist;
-    uint32_t *chunk_hist = w.hist + (uint64_t)blockIdx.x * S;
-    uint32_t *to = shared_hist ? hist : chunk_hist;
+    const lz_quant z = lz_quant_of(double_of(a.scratch->bound_eff_bits));
+    const bool coded = z.eb != 0.0; /* else verbatim: checksums only */
+    const uint32_t R = a.expect.codec_params[0], nsym = w.nsym;
+    const bool shared_hist = nsym <= kSharedHist;
+    uint32_t *chunk_hist = w.hist + (uint64_t)blockIdx.x * nsym;
     if (shared_hist)
-        for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
+        for (uint32_t s = threadIdx.x; s < nsym; s += kTileThreads)
             hist[s] = 0;
     const U *src = reinterpret_cast<const U *>(a.src) + sp.first;
     int32_t *outlier = w.q + sp.first;
     uint16_t *codes = w.codes + sp.first;
     uint32_t *tile_out = w.tile_out + blockIdx.x * w.tiles_per_chunk;
     uint32_t *tile_exc = w.tile_exc + blockIdx.x * w.tiles_per_chunk;
+    const uint32_t t = threadIdx.x;
     uint32_t hash_recon = 0, hash_raw = 0, nexc = 0;
-    HotCounts hot = {0, 0, 0, 0};
     for (uint32_t box = blockIdx.y; box < bg.boxes; box += gridDim.y) {
-        const BoxValue o = box_origin(bg, box);
-        for (uint32_t k = threadIdx.x; k < kTile; k += kTileThreads) {
-            const BoxValue v = box_value(bg, o, k);
-            int32_t qi = 0;
-            bool ok = true;
-            if (v.valid) {
-                const U b = src[v.i];
-                ok = V::quant(b, eb, ebx2, &qi);
-                hash_raw += V::hash(b, v.i);
-                hash_recon += V::hash(ok ? V::recon(qi, ebx2) : b, v.i);
-                nexc += !ok;
+        const BoxLane<PD> L = box_lane<PD>(bg, box);
+        /* this thread's values: lane_src[L.offset(j)] (formed only, never
+         * read, where the lane is outside the chunk) */
+        const U *lane_src = opaque(src + L.i0);
+        int32_t earlier[2] = {0, 0}; /* q of j - 1 (2-D), j - 2 (3-D) */
+#pragma unroll
+        for (uint32_t j = 0; j < kBoxSteps; j++) {
+            /* branch-free: a value outside the chunk quantizes 0 (q = 0,
+             * no exception) and adds no checksum term */
+            const bool valid = L.valid(j);
+            const uint32_t i = L.index(j);
+            const U b = valid ? __ldg(lane_src + L.offset(j)) : U(0);
+            int32_t q;
+            U r;
+            const bool ok = V::quant(b, z, &q, &r);
+            const uint32_t mask = 0u - (uint32_t)valid; /* no branches */
+            hash_raw += V::hash(b, i) & mask;
+            hash_recon += V::hash(r, i) & mask;
+            nexc += add_tile_count(tile_exc, !ok, i);
+            int32_t e = q;
+            if (PD == 2) {
+                e -= j ? earlier[0] : 0;
+                earlier[0] = q;
             }
-            sq[k] = ok ? qi : 0;
-            add_tile_count(tile_exc, !ok, v.i);
+            if (PD == 3) {
+                e -= j >= 2 ? earlier[j & 1] : 0;
+                earlier[j & 1] = q;
+            }
+            if (PD >= 2) {
+                const int32_t below = __shfl_up_sync(FZ_FULL_MASK, e, 1);
+                e -= L.bx ? below : 0;
+            }
+            sq[t + kTileThreads * j] = e;
         }
         __syncthreads(); /* sq complete; also orders the hist zeroing */
-        for (uint32_t k = threadIdx.x; coded && k < kTile; k += kTileThreads) {
-            const BoxValue v = box_value(bg, o, k);
-            uint32_t code = UINT32_MAX; /* no code */
-            if (v.valid) {
-                const int32_t d = box_residual(sq, k, v, bg);
-                code = lz_code_of(d, R);
-                codes[v.i] = (uint16_t)code;
-                if (code == 0)
-                    outlier[v.i] = d;
+        if (coded) {
+            uint16_t *lane_codes = opaque(codes + L.i0);
+            int32_t *lane_outlier = opaque(outlier + L.i0);
+            uint32_t hot = 0, zeros = 0; /* hot: bytes R - 1, R, R + 1 */
+#pragma unroll
+            for (uint32_t j = 0; j < kBoxSteps; j++) {
+                const uint32_t k = t + kTileThreads * j, o = L.offset(j);
+                const bool valid = L.valid(j);
+                int32_t d = sq[k];
+                if (PD == 1)
+                    d -= L.bx ? sq[k - 1] : 0;
+                if (PD == 3)
+                    d -= (j & 1) || L.by_even ? sq[k - S::BX] : 0;
+                const uint32_t code = lz_code_of(d, R);
+                if (valid)
+                    __stcg(lane_codes + o, (unsigned short)code);
+                const bool zero = valid && code == 0;
+                if (zero)
+                    __stcg(lane_outlier + o, d);
+                zeros += add_tile_count(tile_out, zero, L.index(j));
+                const uint32_t h = (uint32_t)d + 1u; /* 0, 1, 2: hot */
+                hot += valid && h < 3 ? 1u << (8 * h) : 0u;
+                if (valid && h >= 3 && code != 0) /* cold codes: few */
+                    hist_add(shared_hist, hist, chunk_hist, code, 1);
             }
-            add_tile_count(tile_out, code == 0, v.i);
-            count_codes(code, R, to, &hot);
+            /* per lane at most kBoxSteps per byte: no carry */
+            const uint32_t n[4] = {
+                __reduce_add_sync(FZ_FULL_MASK, zeros),
+                __reduce_add_sync(FZ_FULL_MASK, hot & 0xFF),
+                __reduce_add_sync(FZ_FULL_MASK, (hot >> 8) & 0xFF),
+                __reduce_add_sync(FZ_FULL_MASK, hot >> 16)};
+            /* R - 1 >= 1, R + 1 < nsym: distinct */
+            const uint32_t sym[4] = {0, R - 1, R, R + 1};
+            if ((t & 31) == 0)
+                for (int c = 0; c < 4; c++)
+                    if (n[c])
+                        hist_add(shared_hist, hist, chunk_hist, sym[c], n[c]);
         }
-        __syncthreads(); /* sq is rewritten by the next box */
+        __syncthreads(); /* sq is rewritten by the next box; hist final */
     }
-    if (coded && (threadIdx.x & 31) == 0) { /* R-1 >= 1, R+1 < S: distinct */
-        const uint32_t sym[4] = {0, R - 1, R, R + 1};
-        const uint32_t cnt[4] = {hot.zero, hot.below, hot.at, hot.above};
-        for (int k = 0; k < 4; k++)
-            if (cnt[k])
-                atomicAdd(&to[sym[k]], cnt[k]);
-    }
-    __syncthreads();
     if (coded && shared_hist)
-        for (uint32_t s = threadIdx.x; s < S; s += kTileThreads)
+        for (uint32_t s = threadIdx.x; s < nsym; s += kTileThreads)
             if (hist[s])
                 atomicAdd(&chunk_hist[s], hist[s]);
     hash_recon = tile_sum(hash_recon, sums[0]);
@@ -1299,6 +1404,19 @@ __global__ void __launch_bounds__(kTileThreads)
         atomicAdd(&acc->hash_raw, hash_raw);
         atomicAdd(&acc->nexc, nexc);
     }
+}
+
+/* The fused kernel for the header's predictor dimensionality. */
+template <int ES>
+void launch_quant_codes(const fz_gpu_args &a, const Work &w, dim3 grid,
+                        cudaStream_t stream) {
+    const uint32_t pd = lz_geometry(&a.expect).pd;
+    if (pd == 1)
+        quant_codes_kernel<ES, 1><<<grid, kTileThreads, 0, stream>>>(a, w);
+    else if (pd == 2)
+        quant_codes_kernel<ES, 2><<<grid, kTileThreads, 0, stream>>>(a, w);
+    else
+        quant_codes_kernel<ES, 3><<<grid, kTileThreads, 0, stream>>>(a, w);
 }
 
 /* ------------------------------------------------------ code book */
@@ -1966,8 +2084,7 @@ __global__ void __launch_bounds__(kTileThreads)
     const uint32_t *aux = w.aux + sp.first;
     const typename Val<ES>::U *vals =
         reinterpret_cast<const typename Val<ES>::U *>(in);
-    const double eb = double_of(a.scratch->bound_eff_bits);
-    const double ebx2 = lz_ebx2(eb);
+    const lz_quant z = lz_quant_of(double_of(a.scratch->bound_eff_bits));
     if (threadIdx.x == 0 && t == 0) {
         out[0] = (uint8_t)p.flow;
         out[1] = out[2] = out[3] = 0;
@@ -1994,7 +2111,8 @@ __global__ void __launch_bounds__(kTileThreads)
             ts, *tile_slot(w, w.tile_exc), sh.warp_sums,
             [&](uint32_t i) {
                 int32_t qi;
-                return !Val<ES>::quant(vals[i], eb, ebx2, &qi);
+                typename Val<ES>::U r;
+                return !Val<ES>::quant(vals[i], z, &qi, &r);
             },
             [&](uint32_t i, uint32_t r) {
                 uint8_t *d = e + (uint64_t)r * (4 + ES);
@@ -2118,9 +2236,9 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
     resolve_bound<<<1, 1, 0, stream>>>(*a);
     const dim3 per_box = box_grid(h);
     if (f32)
-        quant_codes_kernel<4><<<per_box, kTileThreads, 0, stream>>>(*a, w);
+        launch_quant_codes<4>(*a, w, per_box, stream);
     else
-        quant_codes_kernel<8><<<per_box, kTileThreads, 0, stream>>>(*a, w);
+        launch_quant_codes<8>(*a, w, per_box, stream);
     err = cudaGetLastError();
     const uint64_t *sorted = nullptr;
     if (err == cudaSuccess)

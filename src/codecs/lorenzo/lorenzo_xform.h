@@ -9,6 +9,7 @@
 #ifndef LORENZO_XFORM_H
 #define LORENZO_XFORM_H
 
+#include <math.h>
 #include <string.h>
 
 #include "../../format/fz_container.h"
@@ -126,11 +127,9 @@ static FZ_HD double lz_ebx2(double eb) {
  * finite r, d without overflow), r - d = s + e and |e| <= ulp(s) / 2. */
 static FZ_HD int lz_within(double r, double d, double eb) {
     const double s = r - d;
-    const double as = s < 0 ? -s : s;
-    if (!(as <= eb)) /* NaN or overflow included */
-        return 0;
-    if (as < eb)
-        return 1; /* as <= pred(eb): as + ulp/2 < eb */
+    const double as = fabs(s);
+    if (as != eb)       /* NaN and overflow included: not below eb */
+        return as < eb; /* as <= pred(eb): as + ulp/2 < eb */
     const double bv = s - r;
     const double av = s - bv;
     const double e = (r - av) + (-d - bv);
@@ -157,45 +156,71 @@ static FZ_HD int32_t lz_round(double x) {
     return t + (frac >= 0.5) - (frac <= -0.5);
 }
 
-/* Prequantize one value: 1 and *q = round(d / 2eb) when the
- * reconstruction is within eb; 0 (store the value exactly) for NaN,
- * infinities, subnormals, -0.0, |d / 2eb| >= 2^27 and any value whose
- * reconstruction misses the bound. */
-static FZ_HD int lz_prequant64(uint64_t bits, double eb, double ebx2,
-                               int32_t *q) {
-    const uint64_t ex = (bits >> 52) & 0x7FF;
-    if (ex == 0x7FF || (ex == 0 && (bits << 1) != 0) ||
-        bits == 0x8000000000000000ull)
-        return 0;
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    const double x = d / ebx2;
-    if (!(x < LZ_Q_LIMIT && x > -LZ_Q_LIMIT))
-        return 0;
-    const int32_t qi = lz_round(x);
-    if (!lz_within(lz_recon64(qi, ebx2), d, eb))
-        return 0;
-    *q = qi;
-    return 1;
+/* 1 / 2eb in binary64, clamped to the largest double when it overflows
+ * (2eb subnormal): the quantizer multiplies by it instead of dividing.
+ * Any finite factor is safe: the exact check decides, a poor q only makes
+ * an exception. */
+static FZ_HD double lz_inv_ebx2(double ebx2) {
+    const double inv = 1.0 / ebx2;
+    return inv <= 1.7976931348623157e308 ? inv : 1.7976931348623157e308;
 }
 
-static FZ_HD int lz_prequant32(uint32_t bits, double eb, double ebx2,
-                               int32_t *q) {
+/* What the quantizer needs of the bound: eb, 2eb, 1 / 2eb. */
+typedef struct lz_quant {
+    double eb, ebx2, inv;
+} lz_quant;
+
+static FZ_HD lz_quant lz_quant_of(double eb) {
+    lz_quant z;
+    z.eb = eb;
+    z.ebx2 = lz_ebx2(eb);
+    z.inv = lz_inv_ebx2(z.ebx2);
+    return z;
+}
+
+/* Prequantize one value: 1, *q = round(d x (1 / 2eb)) and *r = the bits
+ * of its reconstruction when that is within eb; else 0, *q = 0 and *r =
+ * bits (stored exactly: an exception) for NaN, infinities, subnormals,
+ * -0.0, |d x inv| >= 2^27 and any value whose reconstruction misses the
+ * bound. *r is what the decoder returns either way. Branch-free but for
+ * the exact tie in lz_within: every step runs, on x = 0 when x is out of
+ * range (d x inv is never NaN for finite d: inv is finite), and the
+ * verdicts are combined at the end. */
+static FZ_HD int lz_prequant64(uint64_t bits, const lz_quant *z, int32_t *q,
+                               uint64_t *r) {
+    const uint32_t ex = (uint32_t)(bits >> 52) & 0x7FF;
+    const int normal = (ex - 1 < 0x7FE) | (bits == 0); /* or +0.0 */
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    const double x = d * z->inv;
+    const int in = (x < LZ_Q_LIMIT) & (x > -LZ_Q_LIMIT);
+    const int32_t qi = lz_round(in ? x : 0.0);
+    const double rv = lz_recon64(qi, z->ebx2);
+    uint64_t rb;
+    memcpy(&rb, &rv, sizeof rb);
+    const int ok = normal & in & lz_within(rv, d, z->eb);
+    *q = ok ? qi : 0;
+    *r = ok ? rb : bits;
+    return ok;
+}
+
+static FZ_HD int lz_prequant32(uint32_t bits, const lz_quant *z, int32_t *q,
+                               uint32_t *r) {
     const uint32_t ex = (bits >> 23) & 0xFF;
-    if (ex == 0xFF || (ex == 0 && (bits << 1) != 0) || bits == 0x80000000u)
-        return 0;
+    const int normal = (ex - 1 < 0xFE) | (bits == 0); /* or +0.0 */
     float f;
     memcpy(&f, &bits, sizeof f);
     const double d = (double)f;
-    const double x = d / ebx2;
-    if (!(x < LZ_Q_LIMIT && x > -LZ_Q_LIMIT))
-        return 0;
-    const int32_t qi = lz_round(x);
-    const float r = lz_recon32(qi, ebx2);
-    if (!lz_within((double)r, d, eb))
-        return 0;
-    *q = qi;
-    return 1;
+    const double x = d * z->inv;
+    const int in = (x < LZ_Q_LIMIT) & (x > -LZ_Q_LIMIT);
+    const int32_t qi = lz_round(in ? x : 0.0);
+    const float rv = lz_recon32(qi, z->ebx2);
+    uint32_t rb;
+    memcpy(&rb, &rv, sizeof rb);
+    const int ok = normal & in & lz_within((double)rv, d, z->eb);
+    *q = ok ? qi : 0;
+    *r = ok ? rb : bits;
+    return ok;
 }
 
 /* Quant code of a residual: delta + radius inside the radius, else 0. */
