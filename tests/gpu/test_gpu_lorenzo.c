@@ -9,7 +9,9 @@
  *     on the GPU or decode to exactly the CPU's output;
  *  4. the code book at its edges: one and two used codes, alphabets of
  *     thousands to 65536 codes;
- *  5. RLE chunks of over 10^5 runs, and one run of a 4-byte length.
+ *  5. RLE chunks of over 10^5 runs, and one run of a 4-byte length;
+ *  6. 20-bit codes with large alphabets (shared and global code books in
+ *     the write kernels) and a partial last tile.
  * Exits 77 (ctest: skipped) when no CUDA GPU is usable. */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/codecs/lorenzo/lorenzo_huff.h"
 #include "gpu_test_util.h"
 #include "test_util.h"
 
@@ -311,6 +314,82 @@ static void group_rle(void) {
     free(q);
 }
 
+/* Residuals of m values (a chunk) whose optimal prefix code is deeper
+ * than LZ_HUFF_MAXLEN: 1000 uniform in (-R, R) (nearly all distinct, a
+ * balanced subtree of depth ~10 and weight < 1024), then 0, 1, -1, 2, ...
+ * with counts 1024 F_j (Fibonacci): all the lighter symbols together
+ * weigh 1024 (F_{j+2} - 1) + 1000, between the next two counts, so
+ * Huffman chains them (~13 levels more) and the length limit binds.
+ * Shuffled. */
+static void deep_code_residuals(int32_t *d, uint64_t m, int32_t R, tu_rng *r) {
+    uint64_t i = 0, f0 = 1, f1 = 1;
+    for (; i < 1000 && i < m; i++)
+        d[i] = (int32_t)tu_below(r, 2 * (uint64_t)R - 1) - (R - 1);
+    for (int32_t j = 0; i < m; j++) {
+        const int32_t v = j % 2 ? (j + 1) / 2 : -(j / 2);
+        for (uint64_t c = 0; c < 1024 * f0 && i < m; c++)
+            d[i++] = v;
+        const uint64_t f = f0 + f1;
+        f0 = f1;
+        f1 = f;
+    }
+    for (uint64_t k = m - 1; k > 0; k--) {
+        const uint64_t o = tu_below(r, k + 1);
+        const int32_t t = d[k];
+        d[k] = d[o];
+        d[o] = t;
+    }
+}
+
+/* Long codes, large alphabets and partial tiles: 1-D f32 values q * 2eb
+ * (exact, so the quantizer returns q) with the residuals above per 2 MiB
+ * chunk, so the book has 20-bit codes (checked on the first chunk with
+ * the CPU's builder) and the used range spans the alphabet. Radius 2048
+ * (4096 symbols) is the largest alphabet whose book the bits and write
+ * kernels keep in shared memory; 8192 and 32768 use the global book. n
+ * leaves a partial last tile (2275 values) whose last thread has 3
+ * codes. */
+static void group_long(void) {
+    const uint64_t n = 1100003, chunk = 524288, flat[1] = {n};
+    const double eb = 0x1p-10;
+    const int32_t radii[] = {2048, 8192, 32768};
+    int32_t *d = (int32_t *)tu_xmalloc(n * sizeof *d);
+    float *src = (float *)tu_xmalloc(n * sizeof *src);
+    uint16_t *codes = (uint16_t *)tu_xmalloc(chunk * sizeof *codes);
+    for (size_t k = 0; k < sizeof radii / sizeof *radii; k++) {
+        const int32_t R = radii[k];
+        tu_rng r = tu_rng_make(31 + k);
+        for (uint64_t c0 = 0; c0 < n; c0 += chunk)
+            deep_code_residuals(d + c0, n - c0 < chunk ? n - c0 : chunk, R, &r);
+        int32_t q = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            q = (i % LZ_TILE1 ? q : 0) + d[i]; /* |q| < 256 R <= 2^23 */
+            src[i] = (float)((double)q * 2 * eb);
+        }
+        for (uint64_t i = 0; i < chunk; i++)
+            codes[i] = (uint16_t)(d[i] + R);
+        lz_huff hf;
+        CHECK(lz_huff_alloc(&hf, chunk, 2 * (uint32_t)R));
+        lz_huff_plan(&hf, codes, chunk);
+        uint32_t longest = 0;
+        for (uint32_t s = 0; s < 2 * (uint32_t)R; s++)
+            longest = hf.len[s] > longest ? hf.len[s] : longest;
+        lz_huff_free(&hf);
+        CHECK_EQ_U64(longest, LZ_HUFF_MAXLEN);
+        tu_context("long codes, radius %d", R);
+        fz_params p = lz_params(FZ_F32, 1, flat, FZ_MODE_ABS, eb, 0);
+        p.codec_options[0] = R;
+        size_t size = 0;
+        uint8_t *s = tu_compress(&p, src, &size);
+        CHECK(size < n); /* Huffman-coded, not verbatim */
+        free(s);
+        run_case(&p, src);
+    }
+    free(codes);
+    free(src);
+    free(d);
+}
+
 /* Damaged small streams: a status, or exactly the CPU's output. */
 static void damaged(const uint8_t *stream, size_t size, const void *want,
                     size_t bytes) {
@@ -387,6 +466,8 @@ int main(int argc, char **argv) {
         group_damage();
     if (all || !strcmp(group, "rle"))
         group_rle();
+    if (all || !strcmp(group, "long"))
+        group_long();
     printf("test_gpu_lorenzo %s: %u cases passed\n", group, cases_run);
     return 0;
 }
