@@ -1052,6 +1052,46 @@ constexpr uint32_t kSubWords = LZ_SUB_SYMBOLS * LZ_HUFF_MAXLEN / 32;
 constexpr uint32_t kThreadsPerSub = LZ_SUB_SYMBOLS / kPerThread;
 static_assert(LZ_SUB_SIZE == 2, "u16 sub-block sizes");
 static_assert(kThreadsPerSub * kSubsPerTile == kTileThreads, "sub-blocks");
+constexpr uint32_t kWarpsPerSub = kThreadsPerSub / 32;
+static_assert(kWarpsPerSub * 32 == kThreadsPerSub, "whole warps per sub-block");
+
+/* Codes of a thread: kPerThread consecutive codes, two per word (the
+ * first in the low half). */
+struct ThreadCodes {
+    uint32_t w[kPerThread / 2];
+    __device__ uint32_t at(uint32_t j) const {
+        return (w[j / 2] >> (16 * (j & 1))) & 0xFFFFu;
+    }
+};
+
+/* Loads codes[first, first + kPerThread) below hi (zeros past it) and
+ * returns how many are below hi. Whole groups come as two 16-byte loads:
+ * codes starts on 16 bytes (the work arrays are 256-byte aligned in a
+ * 16-byte aligned scratch), a chunk on a whole slab (a multiple of 8
+ * values) and first on a multiple of kPerThread within a tile; the
+ * alignment is checked all the same. The partial group at the end of a
+ * chunk comes one code at a time. */
+__device__ uint32_t load_codes(const uint16_t *codes, uint32_t first,
+                               uint32_t hi, ThreadCodes *c) {
+    static_assert(kPerThread == 16, "two 16-byte loads");
+    const uint16_t *p = codes + first;
+    if (first + kPerThread <= hi && ((uintptr_t)p & 15) == 0) {
+        const uint4 a = reinterpret_cast<const uint4 *>(p)[0];
+        const uint4 b = reinterpret_cast<const uint4 *>(p)[1];
+        c->w[0] = a.x, c->w[1] = a.y, c->w[2] = a.z, c->w[3] = a.w;
+        c->w[4] = b.x, c->w[5] = b.y, c->w[6] = b.z, c->w[7] = b.w;
+        return kPerThread;
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < kPerThread / 2; j++)
+        c->w[j] = 0;
+#pragma unroll
+    for (uint32_t j = 0; j < kPerThread; j++)
+        if (first + j < hi)
+            c->w[j / 2] |= (uint32_t)p[j] << (16 * (j & 1));
+    return first < hi ? (hi - first < kPerThread ? hi - first : kPerThread)
+                      : 0u;
+}
 
 __device__ uint32_t *tile_slot(const Work &w, uint32_t *arr) {
     return arr + blockIdx.x * w.tiles_per_chunk + blockIdx.y;
@@ -1059,6 +1099,45 @@ __device__ uint32_t *tile_slot(const Work &w, uint32_t *arr) {
 
 __device__ bool bound_is_zero(const fz_gpu_args &a) {
     return double_of(a.scratch->bound_eff_bits) == 0.0;
+}
+
+/* Alphabets up to kSharedBook symbols: the bits and write kernels copy
+ * the chunk's used code range [lo, hi] into shared memory as one u32 per
+ * symbol, code << 5 | length (default radius 512: 1024 symbols, 4 KiB);
+ * larger alphabets (radius up to 32768) look codes up in the global
+ * book. */
+constexpr uint32_t kSharedBook = 4096;
+static_assert(LZ_HUFF_MAXLEN + 5 <= 32, "code << 5 | length in a u32");
+
+template <bool kShared> struct TileBook {
+    const uint32_t *sm;
+    Book g;
+    /* code << 5 | length of a used symbol */
+    __device__ uint32_t entry(uint32_t s) const {
+        return kShared ? sm[s] : g.code[s] << 5 | g.len[s];
+    }
+    __device__ uint32_t len(uint32_t s) const {
+        return kShared ? sm[s] & 31 : g.len[s];
+    }
+};
+
+/* The chunk's book for a tile block; kShared: copied into sm (4 nsym
+ * bytes of dynamic shared memory), ready after the caller's next
+ * __syncthreads. Unused symbols in [lo, hi] get 0 (their code is stale). */
+template <bool kShared>
+__device__ TileBook<kShared> tile_book(const Work &w, uint64_t c,
+                                       uint32_t *sm) {
+    TileBook<kShared> t;
+    t.sm = sm;
+    t.g = book_of(w, c);
+    if (kShared) {
+        const uint32_t lo = w.plan[c].lo, hi = w.plan[c].hi;
+        for (uint32_t s = lo + threadIdx.x; s <= hi; s += kTileThreads) {
+            const uint32_t l = t.g.len[s];
+            sm[s] = l ? t.g.code[s] << 5 | l : 0u;
+        }
+    }
+    return t;
 }
 
 /* Compaction: warp k of the tile block owns kWarpItems consecutive items
@@ -1573,37 +1652,59 @@ cudaError_t sort_book_keys(const Work &w, uint64_t C, cudaStream_t stream,
     return err;
 }
 
-/* Bits of each of the tile's sub-blocks and run starts per tile. */
+/* Bits of each of the tile's sub-blocks and run starts per tile: a
+ * thread's kPerThread codes from registers (its predecessor from the lane
+ * before), each sub-block summed by its kThreadsPerSub threads' warps. */
+template <bool kShared>
 __global__ void __launch_bounds__(kTileThreads)
     bits_kernel(const fz_gpu_args a, const Work w) {
-    __shared__ uint32_t sums[kSubsPerTile + 1][kTileThreads / 32];
+    extern __shared__ uint32_t book_sm[];
+    __shared__ uint32_t bit_sums[kTileWarps], start_sums[kTileWarps];
     TileSpan ts;
     if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
         return;
-    const uint8_t *len = book_of(w, blockIdx.x).len;
     const uint16_t *codes = w.codes + ts.sp.first;
-    uint32_t bits[kSubsPerTile] = {}, starts = 0;
-    constexpr uint32_t kSteps = LZ_SUB_SYMBOLS / kTileThreads;
+    const uint32_t first = ts.lo + threadIdx.x * kPerThread;
+    ThreadCodes tc;
+    const uint32_t cnt = load_codes(codes, first, ts.hi, &tc);
+    const TileBook<kShared> bk = tile_book<kShared>(w, blockIdx.x, book_sm);
+    /* the code before first: the lane before's last (a whole group, as
+     * first < hi), lane 0's from memory */
+    uint32_t prev = __shfl_up_sync(FZ_FULL_MASK, tc.at(kPerThread - 1), 1);
+    if ((threadIdx.x & 31) == 0 && cnt && first)
+        prev = codes[first - 1];
+    __syncthreads(); /* the shared book */
+    uint32_t bits = 0, starts = 0;
 #pragma unroll
-    for (uint32_t k = 0; k < kTile / kTileThreads; k++) { /* sub k / kSteps */
-        const uint32_t i = ts.lo + threadIdx.x + k * kTileThreads;
-        if (i < ts.hi) {
-            bits[k / kSteps] += len[codes[i]];
-            starts += i == 0 || codes[i] != codes[i - 1];
+    for (uint32_t j = 0; j < kPerThread; j++)
+        if (j < cnt) {
+            const uint32_t code = tc.at(j);
+            bits += bk.len(code);
+            starts += (first + j == 0) || code != prev;
+            prev = code;
         }
+    bits = __reduce_add_sync(FZ_FULL_MASK, bits);
+    starts = __reduce_add_sync(FZ_FULL_MASK, starts);
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) {
+        bit_sums[warp] = bits;
+        start_sums[warp] = starts;
     }
+    __syncthreads();
     const uint32_t nsub = (uint32_t)lz_sub_count(ts.sp.n);
-    uint32_t *sub_bits = w.sub_bits + blockIdx.x * w.subs_per_chunk;
-#pragma unroll
-    for (uint32_t s = 0; s < kSubsPerTile; s++) {
-        const uint32_t total = tile_sum(bits[s], sums[s]);
-        const uint32_t b = blockIdx.y * kSubsPerTile + s;
-        if (threadIdx.x == 0 && b < nsub)
-            sub_bits[b] = total;
+    const uint32_t b = blockIdx.y * kSubsPerTile + threadIdx.x;
+    if (threadIdx.x < kSubsPerTile && b < nsub) {
+        uint32_t total = 0;
+        for (uint32_t k = 0; k < kWarpsPerSub; k++)
+            total += bit_sums[threadIdx.x * kWarpsPerSub + k];
+        w.sub_bits[blockIdx.x * w.subs_per_chunk + b] = total;
     }
-    starts = tile_sum(starts, sums[kSubsPerTile]);
-    if (threadIdx.x == 0)
-        *tile_slot(w, w.tile_runs) = starts;
+    if (threadIdx.x == 0) {
+        uint32_t total = 0;
+        for (uint32_t k = 0; k < kTileWarps; k++)
+            total += start_sums[k];
+        *tile_slot(w, w.tile_runs) = total;
+    }
 }
 
 /* out[k] = sum of f(in[j]) over j < k for k < T (in == out allowed);
@@ -2171,7 +2272,12 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
     if (err != cudaSuccess)
         return err;
     book_kernel<<<C, kThreads, pm_shared, stream>>>(*a, w, sorted);
-    bits_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    const bool book_shared = w.nsym <= kSharedBook;
+    const size_t book_sm = book_shared ? 4ull * w.nsym : 0;
+    if (book_shared)
+        bits_kernel<true><<<per_tile, kTileThreads, book_sm, stream>>>(*a, w);
+    else
+        bits_kernel<false><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     tile_scan_kernel<<<C, kThreads, 0, stream>>>(*a, w);
     run_starts_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     rle_tile_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
