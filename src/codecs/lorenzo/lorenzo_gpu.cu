@@ -21,8 +21,9 @@
  *   5. chunk offsets: a CUB exclusive scan of the sizes;
  *   6. write, grid over (chunk, tile): outliers and exceptions compacted
  *      at their tile offsets, runs at theirs, the tile's Huffman sub-blocks
- *      packed by its block in shared memory (codes at scanned bit offsets), or
- *      the verbatim input.
+ *      packed by its block in shared memory (16 codes per thread through a
+ *      64-bit accumulator at scanned bit offsets) and stored as aligned
+ *      words, or the verbatim input.
  * Decompression: a head kernel, one block per chunk, checks the stream
  * and the chunk head, copies verbatim chunks, parses the code table (one
  * thread, shared memory) and scans the sub-block sizes (or reads the RLE
@@ -1096,6 +1097,46 @@ constexpr uint32_t kSubWords = LZ_SUB_SYMBOLS * LZ_HUFF_MAXLEN / 32;
 constexpr uint32_t kThreadsPerSub = LZ_SUB_SYMBOLS / kPerThread;
 static_assert(LZ_SUB_SIZE == 2, "u16 sub-block sizes");
 static_assert(kThreadsPerSub * kSubsPerTile == kTileThreads, "sub-blocks");
+constexpr uint32_t kWarpsPerSub = kThreadsPerSub / 32;
+static_assert(kWarpsPerSub * 32 == kThreadsPerSub, "whole warps per sub-block");
+
+/* Codes of a thread: kPerThread consecutive codes, two per word (the
+ * first in the low half). */
+struct ThreadCodes {
+    uint32_t w[kPerThread / 2];
+    __device__ uint32_t at(uint32_t j) const {
+        return (w[j / 2] >> (16 * (j & 1))) & 0xFFFFu;
+    }
+};
+
+/* Loads codes[first, first + kPerThread) below hi (zeros past it) and
+ * returns how many are below hi. Whole groups come as two 16-byte loads:
+ * codes starts on 16 bytes (the work arrays are 256-byte aligned in a
+ * 16-byte aligned scratch), a chunk on a whole slab (a multiple of 8
+ * values) and first on a multiple of kPerThread within a tile; the
+ * alignment is checked all the same. The partial group at the end of a
+ * chunk comes one code at a time. */
+__device__ uint32_t load_codes(const uint16_t *codes, uint32_t first,
+                               uint32_t hi, ThreadCodes *c) {
+    static_assert(kPerThread == 16, "two 16-byte loads");
+    const uint16_t *p = codes + first;
+    if (first + kPerThread <= hi && ((uintptr_t)p & 15) == 0) {
+        const uint4 a = reinterpret_cast<const uint4 *>(p)[0];
+        const uint4 b = reinterpret_cast<const uint4 *>(p)[1];
+        c->w[0] = a.x, c->w[1] = a.y, c->w[2] = a.z, c->w[3] = a.w;
+        c->w[4] = b.x, c->w[5] = b.y, c->w[6] = b.z, c->w[7] = b.w;
+        return kPerThread;
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < kPerThread / 2; j++)
+        c->w[j] = 0;
+#pragma unroll
+    for (uint32_t j = 0; j < kPerThread; j++)
+        if (first + j < hi)
+            c->w[j / 2] |= (uint32_t)p[j] << (16 * (j & 1));
+    return first < hi ? (hi - first < kPerThread ? hi - first : kPerThread)
+                      : 0u;
+}
 
 __device__ uint32_t *tile_slot(const Work &w, uint32_t *arr) {
     return arr + blockIdx.x * w.tiles_per_chunk + blockIdx.y;
@@ -1103,6 +1144,45 @@ __device__ uint32_t *tile_slot(const Work &w, uint32_t *arr) {
 
 __device__ bool bound_is_zero(const fz_gpu_args &a) {
     return double_of(a.scratch->bound_eff_bits) == 0.0;
+}
+
+/* Alphabets up to kSharedBook symbols: the bits and write kernels copy
+ * the chunk's used code range [lo, hi] into shared memory as one u32 per
+ * symbol, code << 5 | length (default radius 512: 1024 symbols, 4 KiB);
+ * larger alphabets (radius up to 32768) look codes up in the global
+ * book. */
+constexpr uint32_t kSharedBook = 4096;
+static_assert(LZ_HUFF_MAXLEN + 5 <= 32, "code << 5 | length in a u32");
+
+template <bool kShared> struct TileBook {
+    const uint32_t *sm;
+    Book g;
+    /* code << 5 | length of a used symbol */
+    __device__ uint32_t entry(uint32_t s) const {
+        return kShared ? sm[s] : g.code[s] << 5 | g.len[s];
+    }
+    __device__ uint32_t len(uint32_t s) const {
+        return kShared ? sm[s] & 31 : g.len[s];
+    }
+};
+
+/* The chunk's book for a tile block; kShared: copied into sm (4 nsym
+ * bytes of dynamic shared memory), ready after the caller's next
+ * __syncthreads. Unused symbols in [lo, hi] get 0 (their code is stale). */
+template <bool kShared>
+__device__ TileBook<kShared> tile_book(const Work &w, uint64_t c,
+                                       uint32_t *sm) {
+    TileBook<kShared> t;
+    t.sm = sm;
+    t.g = book_of(w, c);
+    if (kShared) {
+        const uint32_t lo = w.plan[c].lo, hi = w.plan[c].hi;
+        for (uint32_t s = lo + threadIdx.x; s <= hi; s += kTileThreads) {
+            const uint32_t l = t.g.len[s];
+            sm[s] = l ? t.g.code[s] << 5 | l : 0u;
+        }
+    }
+    return t;
 }
 
 /* The items of a tile with pred(i), in increasing order: emit(i, base +
@@ -1648,37 +1728,59 @@ cudaError_t sort_book_keys(const Work &w, uint64_t C, cudaStream_t stream,
     return err;
 }
 
-/* Bits of each of the tile's sub-blocks and run starts per tile. */
+/* Bits of each of the tile's sub-blocks and run starts per tile: a
+ * thread's kPerThread codes from registers (its predecessor from the lane
+ * before), each sub-block summed by its kThreadsPerSub threads' warps. */
+template <bool kShared>
 __global__ void __launch_bounds__(kTileThreads)
     bits_kernel(const fz_gpu_args a, const Work w) {
-    __shared__ uint32_t sums[kSubsPerTile + 1][kTileThreads / 32];
+    extern __shared__ uint32_t book_sm[];
+    __shared__ uint32_t bit_sums[kTileWarps], start_sums[kTileWarps];
     TileSpan ts;
     if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
         return;
-    const uint8_t *len = book_of(w, blockIdx.x).len;
     const uint16_t *codes = w.codes + ts.sp.first;
-    uint32_t bits[kSubsPerTile] = {}, starts = 0;
-    constexpr uint32_t kSteps = LZ_SUB_SYMBOLS / kTileThreads;
+    const uint32_t first = ts.lo + threadIdx.x * kPerThread;
+    ThreadCodes tc;
+    const uint32_t cnt = load_codes(codes, first, ts.hi, &tc);
+    const TileBook<kShared> bk = tile_book<kShared>(w, blockIdx.x, book_sm);
+    /* the code before first: the lane before's last (a whole group, as
+     * first < hi), lane 0's from memory */
+    uint32_t prev = __shfl_up_sync(FZ_FULL_MASK, tc.at(kPerThread - 1), 1);
+    if ((threadIdx.x & 31) == 0 && cnt && first)
+        prev = codes[first - 1];
+    __syncthreads(); /* the shared book */
+    uint32_t bits = 0, starts = 0;
 #pragma unroll
-    for (uint32_t k = 0; k < kTile / kTileThreads; k++) { /* sub k / kSteps */
-        const uint32_t i = ts.lo + threadIdx.x + k * kTileThreads;
-        if (i < ts.hi) {
-            bits[k / kSteps] += len[codes[i]];
-            starts += i == 0 || codes[i] != codes[i - 1];
+    for (uint32_t j = 0; j < kPerThread; j++)
+        if (j < cnt) {
+            const uint32_t code = tc.at(j);
+            bits += bk.len(code);
+            starts += (first + j == 0) || code != prev;
+            prev = code;
         }
+    bits = __reduce_add_sync(FZ_FULL_MASK, bits);
+    starts = __reduce_add_sync(FZ_FULL_MASK, starts);
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) {
+        bit_sums[warp] = bits;
+        start_sums[warp] = starts;
     }
+    __syncthreads();
     const uint32_t nsub = (uint32_t)lz_sub_count(ts.sp.n);
-    uint32_t *sub_bits = w.sub_bits + blockIdx.x * w.subs_per_chunk;
-#pragma unroll
-    for (uint32_t s = 0; s < kSubsPerTile; s++) {
-        const uint32_t total = tile_sum(bits[s], sums[s]);
-        const uint32_t b = blockIdx.y * kSubsPerTile + s;
-        if (threadIdx.x == 0 && b < nsub)
-            sub_bits[b] = total;
+    const uint32_t b = blockIdx.y * kSubsPerTile + threadIdx.x;
+    if (threadIdx.x < kSubsPerTile && b < nsub) {
+        uint32_t total = 0;
+        for (uint32_t k = 0; k < kWarpsPerSub; k++)
+            total += bit_sums[threadIdx.x * kWarpsPerSub + k];
+        w.sub_bits[blockIdx.x * w.subs_per_chunk + b] = total;
     }
-    starts = tile_sum(starts, sums[kSubsPerTile]);
-    if (threadIdx.x == 0)
-        *tile_slot(w, w.tile_runs) = starts;
+    if (threadIdx.x == 0) {
+        uint32_t total = 0;
+        for (uint32_t k = 0; k < kTileWarps; k++)
+            total += start_sums[k];
+        *tile_slot(w, w.tile_runs) = total;
+    }
 }
 
 /* out[k] = sum of f(in[j]) over j < k for k < T (in == out allowed);
@@ -1993,62 +2095,115 @@ __global__ void __launch_bounds__(kThreads)
     atomicAdd(&a.scratch->payload_total, (unsigned long long)p.size);
 }
 
+/* 32-bit words of a tile's sub-blocks, byte-aligned one after the other
+ * as in the stream, plus one word for the skew (encode_tile). */
+constexpr uint32_t kTileWords = kSubsPerTile * kSubWords + 1;
+
 struct __align__(16) WriteShared {
     TileScan::TempStorage scan;
     uint32_t warp_sums[kTileWarps];
     uint32_t start[kSubsPerTile];
-    uint32_t words[kSubsPerTile][kSubWords];
+    uint32_t words[kTileWords];
 };
 
+/* Appends a thread's cnt codes, MSB first, at bit `bit` of words (zeroed
+ * where other threads may write): a 64-bit accumulator (the pending < 32
+ * bits plus one code of at most 20) emits whole 32-bit words. Only the
+ * first word (when it starts mid-word: bits of the thread before) and the
+ * last, partial one (bits of the thread after, or zero padding) may be
+ * shared, so they take an atomicOr; the words between are the thread's
+ * alone and are stored. */
+template <bool kShared>
+__device__ void pack_codes(const ThreadCodes &tc, uint32_t cnt, uint32_t bit,
+                           const TileBook<kShared> &bk, uint32_t *words) {
+    uint32_t *wp = words + (bit >> 5);
+    uint32_t pending = bit & 31; /* zeros standing for the earlier bits */
+    bool shared_head = pending != 0;
+    uint64_t acc = 0;
+#pragma unroll
+    for (uint32_t j = 0; j < kPerThread; j++) {
+        if (j >= cnt)
+            break;
+        const uint32_t e = bk.entry(tc.at(j)), l = e & 31;
+        acc = (acc << l) | (e >> 5);
+        pending += l;
+        if (pending >= 32) {
+            pending -= 32;
+            const uint32_t v = (uint32_t)(acc >> pending);
+            if (shared_head)
+                atomicOr(wp, v);
+            else
+                *wp = v;
+            shared_head = false;
+            wp++;
+        }
+    }
+    if (pending)
+        atomicOr(wp, (uint32_t)(acc << (32 - pending)));
+}
+
 /* The tile's sub-blocks (the chunk's sub_bits, sub_off from sub-block
- * ts.lo / LZ_SUB_SYMBOLS on): every thread packs its kPerThread codes, all
- * of one sub-block, at their bit offsets (a tile scan less the sub-block's
- * start) into that sub-block's shared words (big-endian bit order, so word
- * k holds bytes 4k..4k+3 MSB first), then the exact bytes go out: MSB-first
- * codes, zero padding, as lz_huff_write_sub. */
+ * ts.lo / LZ_SUB_SYMBOLS on), exact bytes as lz_huff_write_sub: MSB-first
+ * codes, each sub-block from a byte, zero padding. The tile's bytes form
+ * one string in shared words (big-endian: word k holds bytes 4k..4k+3 MSB
+ * first) shifted by the output's misalignment `skew`, so shared word k is
+ * the aligned output word k: each thread's codes (kPerThread, from
+ * registers) packed at its sub-block's byte times 8 plus its bit offset in
+ * the sub-block (a tile scan less the sub-block's start), then whole words
+ * stored as u32 (a warp: 128 B), the partial first and last bytewise. */
+template <bool kShared>
 __device__ void encode_tile(const uint16_t *codes, const TileSpan &ts,
                             const uint32_t *sub_bits, const uint32_t *sub_off,
-                            const Book &bk, uint8_t *data, WriteShared &sh) {
+                            const TileBook<kShared> &bk, uint8_t *data,
+                            WriteShared &sh) {
     const uint32_t s0 = ts.lo / LZ_SUB_SYMBOLS;
-    const uint32_t subs = (ts.hi - ts.lo + LZ_SUB_SYMBOLS - 1) / LZ_SUB_SYMBOLS;
-    for (uint32_t k = threadIdx.x; k < subs * kSubWords; k += kTileThreads)
-        sh.words[k / kSubWords][k % kSubWords] = 0;
+    const uint32_t last =
+        s0 + (ts.hi - ts.lo + LZ_SUB_SYMBOLS - 1) / LZ_SUB_SYMBOLS - 1;
+    const uint32_t base = sub_off[s0];
+    uint8_t *out = data + base;
+    const uint32_t skew = (uint32_t)((uintptr_t)out & 3);
+    const uint32_t end = skew + sub_off[last] + (sub_bits[last] + 7) / 8 - base;
+    const uint32_t nwords = (end + 3) / 4; /* <= kTileWords */
     const uint32_t first = ts.lo + threadIdx.x * kPerThread;
+    ThreadCodes tc;
+    const uint32_t cnt = load_codes(codes, first, ts.hi, &tc);
+    for (uint32_t k = threadIdx.x; k < nwords; k += kTileThreads)
+        sh.words[k] = 0;
     uint32_t mine = 0;
+#pragma unroll
     for (uint32_t j = 0; j < kPerThread; j++)
-        if (first + j < ts.hi)
-            mine += bk.len[codes[first + j]];
+        if (j < cnt)
+            mine += bk.len(tc.at(j));
     uint32_t pos;
     TileScan(sh.scan).ExclusiveSum(mine, pos);
     const uint32_t sub = threadIdx.x / kThreadsPerSub;
     if (threadIdx.x % kThreadsPerSub == 0)
         sh.start[sub] = pos;
     __syncthreads(); /* also orders the zeroing */
-    pos -= sh.start[sub];
-    uint32_t *words = sh.words[sub];
-    for (uint32_t j = 0; j < kPerThread; j++) {
-        if (first + j >= ts.hi)
-            break;
-        const uint32_t s = codes[first + j], l = bk.len[s];
-        const uint64_t v = (uint64_t)bk.code[s] << (64 - l - (pos & 31));
-        atomicOr(&words[pos >> 5], (uint32_t)(v >> 32));
-        if ((uint32_t)v) /* the code reaches into the next word */
-            atomicOr(&words[(pos >> 5) + 1], (uint32_t)v);
-        pos += l;
-    }
+    if (cnt)         /* then s0 + sub <= last */
+        pack_codes(tc, cnt,
+                   8 * (skew + sub_off[s0 + sub] - base) + pos - sh.start[sub],
+                   bk, sh.words);
     __syncthreads();
-    for (uint32_t b = 0; b < subs; b++) {
-        const uint32_t bytes = (sub_bits[s0 + b] + 7) / 8;
-        uint8_t *o = data + sub_off[s0 + b];
-        for (uint32_t k = threadIdx.x; k < bytes; k += kTileThreads)
-            o[k] = (uint8_t)(sh.words[b][k >> 2] >> (24 - 8 * (k & 3)));
+    uint32_t *out32 = reinterpret_cast<uint32_t *>(out - skew);
+    for (uint32_t k = threadIdx.x; k < nwords; k += kTileThreads) {
+        const uint32_t v = __byte_perm(sh.words[k], 0, 0x0123); /* LE bytes */
+        if (4 * k >= skew && 4 * k + 4 <= end) {
+            out32[k] = v;
+            continue;
+        }
+        uint8_t *o = reinterpret_cast<uint8_t *>(out32 + k);
+        for (uint32_t b = 0; b < 4; b++)
+            if (4 * k + b >= skew && 4 * k + b < end)
+                o[b] = (uint8_t)(v >> (8 * b));
     }
 }
 
 /* Grid (chunks, tiles): the tile's share of the chunk's bytes. */
-template <int ES>
-__global__ void __launch_bounds__(kTileThreads)
+template <int ES, bool kShared>
+__global__ void __launch_bounds__(kTileThreads, kShared ? 6 : 4)
     write_kernel(const fz_gpu_args a, const Work w) {
+    extern __shared__ uint32_t book_sm[];
     __shared__ WriteShared sh;
     const fz_header &h = a.expect;
     const uint64_t c = blockIdx.x;
@@ -2149,7 +2304,7 @@ __global__ void __launch_bounds__(kTileThreads)
         return;
     }
     /* Huffman: range, 5-bit lengths, sub-block sizes, sub-blocks */
-    const Book bk = book_of(w, c);
+    const Book book = book_of(w, c);
     const uint32_t lo = p.lo, hi = p.hi;
     const uint32_t tbytes = lz_lengths_bytes(lo, hi), count = hi - lo + 1;
     if (t == 0) {
@@ -2164,7 +2319,8 @@ __global__ void __launch_bounds__(kTileThreads)
             for (uint32_t k = 0; k < 8; k++) {
                 const uint32_t pos = 8 * j + k, sym = pos / 5;
                 const uint32_t bit =
-                    sym < count ? (bk.len[lo + sym] >> (4 - pos % 5)) & 1u : 0u;
+                    sym < count ? (book.len[lo + sym] >> (4 - pos % 5)) & 1u
+                                : 0u;
                 byte |= bit << (7 - k);
             }
             s[4 + j] = (uint8_t)byte;
@@ -2182,7 +2338,8 @@ __global__ void __launch_bounds__(kTileThreads)
         sizes[(uint64_t)LZ_SUB_SIZE * b] = (uint8_t)sub_bits[b];
         sizes[(uint64_t)LZ_SUB_SIZE * b + 1] = (uint8_t)(sub_bits[b] >> 8);
     }
-    __syncthreads(); /* the compactions are done in every thread */
+    const TileBook<kShared> bk = tile_book<kShared>(w, c, book_sm);
+    __syncthreads(); /* the compactions are done, the shared book is in */
     encode_tile(codes, ts, sub_bits, sub_off, bk, data, sh);
 }
 
@@ -2252,7 +2409,12 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
     if (err != cudaSuccess)
         return err;
     book_kernel<<<C, kThreads, pm_shared, stream>>>(*a, w, sorted);
-    bits_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    const bool book_shared = w.nsym <= kSharedBook;
+    const size_t book_sm = book_shared ? 4ull * w.nsym : 0;
+    if (book_shared)
+        bits_kernel<true><<<per_tile, kTileThreads, book_sm, stream>>>(*a, w);
+    else
+        bits_kernel<false><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     tile_scan_kernel<<<C, kThreads, 0, stream>>>(*a, w);
     run_starts_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     rle_tile_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
@@ -2268,10 +2430,16 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
                                         (int64_t)h.chunk_count, stream);
     if (err != cudaSuccess)
         return err;
-    if (f32)
-        write_kernel<4><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    if (f32 && book_shared)
+        write_kernel<4, true>
+            <<<per_tile, kTileThreads, book_sm, stream>>>(*a, w);
+    else if (f32)
+        write_kernel<4, false><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    else if (book_shared)
+        write_kernel<8, true>
+            <<<per_tile, kTileThreads, book_sm, stream>>>(*a, w);
     else
-        write_kernel<8><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+        write_kernel<8, false><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     return cudaGetLastError();
 }
 
