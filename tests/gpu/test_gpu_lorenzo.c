@@ -464,168 +464,168 @@ static void group_dropped(void) {
         }
         free(src);
     }
-    /* Residuals of m values (a chunk) whose optimal prefix code is deeper
-     * than LZ_HUFF_MAXLEN: 1000 uniform in (-R, R) (nearly all distinct, a
-     * balanced subtree of depth ~10 and weight < 1024), then 0, 1, -1, 2, ...
-     * with counts 1024 F_j (Fibonacci): all the lighter symbols together
-     * weigh 1024 (F_{j+2} - 1) + 1000, between the next two counts, so
-     * Huffman chains them (~13 levels more) and the length limit binds.
-     * Shuffled. */
-    static void deep_code_residuals(int32_t * d, uint64_t m, int32_t R,
-                                    tu_rng * r) {
-        uint64_t i = 0, f0 = 1, f1 = 1;
-        for (; i < 1000 && i < m; i++)
-            d[i] = (int32_t)tu_below(r, 2 * (uint64_t)R - 1) - (R - 1);
-        for (int32_t j = 0; i < m; j++) {
-            const int32_t v = j % 2 ? (j + 1) / 2 : -(j / 2);
-            for (uint64_t c = 0; c < 1024 * f0 && i < m; c++)
-                d[i++] = v;
-            const uint64_t f = f0 + f1;
-            f0 = f1;
-            f1 = f;
-        }
-        for (uint64_t k = m - 1; k > 0; k--) {
-            const uint64_t o = tu_below(r, k + 1);
-            const int32_t t = d[k];
-            d[k] = d[o];
-            d[o] = t;
-        }
-    }
+}
 
-    /* Long codes, large alphabets and partial tiles: 1-D f32 values q * 2eb
-     * (exact, so the quantizer returns q) with the residuals above per 2 MiB
-     * chunk, so the book has 20-bit codes (checked on the first chunk with
-     * the CPU's builder) and the used range spans the alphabet. Radius 2048
-     * (4096 symbols) is the largest alphabet whose book the bits and write
-     * kernels keep in shared memory; 8192 and 32768 use the global book. n
-     * leaves a partial last tile (2275 values) whose last thread has 3
-     * codes. */
-    static void group_long(void) {
-        const uint64_t n = 1100003, chunk = 524288, flat[1] = {n};
-        const double eb = 0x1p-10;
-        const int32_t radii[] = {2048, 8192, 32768};
-        int32_t *d = (int32_t *)tu_xmalloc(n * sizeof *d);
-        float *src = (float *)tu_xmalloc(n * sizeof *src);
-        uint16_t *codes = (uint16_t *)tu_xmalloc(chunk * sizeof *codes);
-        for (size_t k = 0; k < sizeof radii / sizeof *radii; k++) {
-            const int32_t R = radii[k];
-            tu_rng r = tu_rng_make(31 + k);
-            for (uint64_t c0 = 0; c0 < n; c0 += chunk)
-                deep_code_residuals(d + c0, n - c0 < chunk ? n - c0 : chunk, R,
-                                    &r);
-            int32_t q = 0;
-            for (uint64_t i = 0; i < n; i++) {
-                q = (i % LZ_TILE1 ? q : 0) + d[i]; /* |q| < 256 R <= 2^23 */
-                src[i] = (float)((double)q * 2 * eb);
+/* Residuals of m values (a chunk) whose optimal prefix code is deeper
+ * than LZ_HUFF_MAXLEN: 1000 uniform in (-R, R) (nearly all distinct, a
+ * balanced subtree of depth ~10 and weight < 1024), then 0, 1, -1, 2, ...
+ * with counts 1024 F_j (Fibonacci): all the lighter symbols together
+ * weigh 1024 (F_{j+2} - 1) + 1000, between the next two counts, so
+ * Huffman chains them (~13 levels more) and the length limit binds.
+ * Shuffled. */
+static void deep_code_residuals(int32_t *d, uint64_t m, int32_t R, tu_rng *r) {
+    uint64_t i = 0, f0 = 1, f1 = 1;
+    for (; i < 1000 && i < m; i++)
+        d[i] = (int32_t)tu_below(r, 2 * (uint64_t)R - 1) - (R - 1);
+    for (int32_t j = 0; i < m; j++) {
+        const int32_t v = j % 2 ? (j + 1) / 2 : -(j / 2);
+        for (uint64_t c = 0; c < 1024 * f0 && i < m; c++)
+            d[i++] = v;
+        const uint64_t f = f0 + f1;
+        f0 = f1;
+        f1 = f;
+    }
+    for (uint64_t k = m - 1; k > 0; k--) {
+        const uint64_t o = tu_below(r, k + 1);
+        const int32_t t = d[k];
+        d[k] = d[o];
+        d[o] = t;
+    }
+}
+
+/* Long codes, large alphabets and partial tiles: 1-D f32 values q * 2eb
+ * (exact, so the quantizer returns q) with the residuals above per 2 MiB
+ * chunk, so the book has 20-bit codes (checked on the first chunk with
+ * the CPU's builder) and the used range spans the alphabet. Radius 2048
+ * (4096 symbols) is the largest alphabet whose book the bits and write
+ * kernels keep in shared memory; 8192 and 32768 use the global book. n
+ * leaves a partial last tile (2275 values) whose last thread has 3
+ * codes. */
+static void group_long(void) {
+    const uint64_t n = 1100003, chunk = 524288, flat[1] = {n};
+    const double eb = 0x1p-10;
+    const int32_t radii[] = {2048, 8192, 32768};
+    int32_t *d = (int32_t *)tu_xmalloc(n * sizeof *d);
+    float *src = (float *)tu_xmalloc(n * sizeof *src);
+    uint16_t *codes = (uint16_t *)tu_xmalloc(chunk * sizeof *codes);
+    for (size_t k = 0; k < sizeof radii / sizeof *radii; k++) {
+        const int32_t R = radii[k];
+        tu_rng r = tu_rng_make(31 + k);
+        for (uint64_t c0 = 0; c0 < n; c0 += chunk)
+            deep_code_residuals(d + c0, n - c0 < chunk ? n - c0 : chunk, R, &r);
+        int32_t q = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            q = (i % LZ_TILE1 ? q : 0) + d[i]; /* |q| < 256 R <= 2^23 */
+            src[i] = (float)((double)q * 2 * eb);
+        }
+        for (uint64_t i = 0; i < chunk; i++)
+            codes[i] = (uint16_t)(d[i] + R);
+        lz_huff hf;
+        CHECK(lz_huff_alloc(&hf, chunk, 2 * (uint32_t)R));
+        lz_huff_plan(&hf, codes, chunk);
+        uint32_t longest = 0;
+        for (uint32_t s = 0; s < 2 * (uint32_t)R; s++)
+            longest = hf.len[s] > longest ? hf.len[s] : longest;
+        lz_huff_free(&hf);
+        CHECK_EQ_U64(longest, LZ_HUFF_MAXLEN);
+        tu_context("long codes, radius %d", R);
+        fz_params p = lz_params(FZ_F32, 1, flat, FZ_MODE_ABS, eb, 0);
+        p.codec_options[0] = R;
+        size_t size = 0;
+        uint8_t *s = tu_compress(&p, src, &size);
+        CHECK(size < n); /* Huffman-coded, not verbatim */
+        free(s);
+        run_case(&p, src);
+    }
+    free(codes);
+    free(src);
+    free(d);
+}
+
+/* Damaged small streams: a status, or exactly the CPU's output. */
+static void damaged(const uint8_t *stream, size_t size, const void *want,
+                    size_t bytes) {
+    fz_status st = decode_on(FZ_EXEC_GPU, stream, size, want, bytes, 0);
+    (void)st;
+    cases_run++;
+}
+
+/* Sampled sweep positions of group_damage. */
+static int damage_position(size_t i, size_t size) {
+    return i < 160 || i + 64 >= size || i % 7 == 0;
+}
+
+static void group_damage(void) {
+    const uint64_t dims[3] = {33, 9, 17};
+    const size_t n = 33 * 9 * 17;
+    const tu_gen gens[] = {TU_GEN_SMOOTH, TU_GEN_MIXED, TU_GEN_CONSTANT};
+    for (size_t k = 0; k < 3; k++) {
+        float src[33 * 9 * 17];
+        tu_fill(gens[k], FZ_F32, src, n, 3 + k);
+        fz_params p = lz_params(FZ_F32, 3, dims, FZ_MODE_ABS, 1e-3, 0);
+        size_t size = 0, got = 0;
+        uint8_t *s = tu_compress(&p, src, &size);
+        float ref[33 * 9 * 17];
+        CHECK_OK(fz_decompress(s, size, ref, sizeof ref, NULL, &got));
+        tu_context("damage gen %s", tu_gen_name(gens[k]));
+        /* Every GPU decode costs a few launches, so the sweeps sample:
+         * every cut and byte of the header, table and chunk heads (the
+         * first 160 bytes) and the last 64 bytes, every 7th elsewhere;
+         * one bit per byte, rotating through the eight. */
+        for (size_t cut = 0; cut < size; cut++)
+            if (damage_position(cut, size))
+                CHECK(decode_on(FZ_EXEC_GPU, s, cut, ref, sizeof ref, 0) !=
+                      FZ_OK);
+        uint8_t *bad = (uint8_t *)tu_xmalloc(size);
+        for (size_t i = 0; i < size; i++)
+            if (damage_position(i, size)) {
+                const int bit = (int)(i % 8);
+                memcpy(bad, s, size);
+                bad[i] ^= (uint8_t)(1u << bit);
+                damaged(bad, size, ref, sizeof ref);
+                /* without checksums the chunk rules alone must hold */
+                tu_buf out = tu_buf_alloc(sizeof ref);
+                fz_decode_options o =
+                    tu_decode_opts(0, FZ_DECODE_SKIP_CHECKSUM);
+                o.exec = FZ_EXEC_GPU;
+                fz_status st =
+                    fz_decompress(bad, size, out.data, sizeof ref, &o, &got);
+                CHECK(st != FZ_ERR_CUDA);
+                CHECK(tu_guard_intact(&out));
+                tu_buf_free(&out);
             }
-            for (uint64_t i = 0; i < chunk; i++)
-                codes[i] = (uint16_t)(d[i] + R);
-            lz_huff hf;
-            CHECK(lz_huff_alloc(&hf, chunk, 2 * (uint32_t)R));
-            lz_huff_plan(&hf, codes, chunk);
-            uint32_t longest = 0;
-            for (uint32_t s = 0; s < 2 * (uint32_t)R; s++)
-                longest = hf.len[s] > longest ? hf.len[s] : longest;
-            lz_huff_free(&hf);
-            CHECK_EQ_U64(longest, LZ_HUFF_MAXLEN);
-            tu_context("long codes, radius %d", R);
-            fz_params p = lz_params(FZ_F32, 1, flat, FZ_MODE_ABS, eb, 0);
-            p.codec_options[0] = R;
-            size_t size = 0;
-            uint8_t *s = tu_compress(&p, src, &size);
-            CHECK(size < n); /* Huffman-coded, not verbatim */
-            free(s);
-            run_case(&p, src);
-        }
-        free(codes);
-        free(src);
-        free(d);
+        free(bad);
+        free(s);
     }
+}
 
-    /* Damaged small streams: a status, or exactly the CPU's output. */
-    static void damaged(const uint8_t *stream, size_t size, const void *want,
-                        size_t bytes) {
-        fz_status st = decode_on(FZ_EXEC_GPU, stream, size, want, bytes, 0);
-        (void)st;
-        cases_run++;
+int main(int argc, char **argv) {
+    if (fz_gpu_count() == 0) {
+        printf("SKIP: no CUDA GPU available (fz_gpu_count() == 0)\n");
+        return 77;
     }
-
-    /* Sampled sweep positions of group_damage. */
-    static int damage_position(size_t i, size_t size) {
-        return i < 160 || i + 64 >= size || i % 7 == 0;
+    const char *group = argc > 1 ? argv[1] : "all";
+    const int all = !strcmp(group, "all");
+    if (all || !strcmp(group, "shapes"))
+        group_shapes();
+    if (all || !strcmp(group, "options"))
+        group_options();
+    if (all || !strcmp(group, "large"))
+        group_large();
+    if (all || !strcmp(group, "book"))
+        group_book();
+    if (all || !strcmp(group, "damage"))
+        group_damage();
+    if (all || !strcmp(group, "rle"))
+        group_rle();
+    if (all || !strcmp(group, "exceptions")) {
+        group_exceptions();
+        group_exception_damage();
     }
-
-    static void group_damage(void) {
-        const uint64_t dims[3] = {33, 9, 17};
-        const size_t n = 33 * 9 * 17;
-        const tu_gen gens[] = {TU_GEN_SMOOTH, TU_GEN_MIXED, TU_GEN_CONSTANT};
-        for (size_t k = 0; k < 3; k++) {
-            float src[33 * 9 * 17];
-            tu_fill(gens[k], FZ_F32, src, n, 3 + k);
-            fz_params p = lz_params(FZ_F32, 3, dims, FZ_MODE_ABS, 1e-3, 0);
-            size_t size = 0, got = 0;
-            uint8_t *s = tu_compress(&p, src, &size);
-            float ref[33 * 9 * 17];
-            CHECK_OK(fz_decompress(s, size, ref, sizeof ref, NULL, &got));
-            tu_context("damage gen %s", tu_gen_name(gens[k]));
-            /* Every GPU decode costs a few launches, so the sweeps sample:
-             * every cut and byte of the header, table and chunk heads (the
-             * first 160 bytes) and the last 64 bytes, every 7th elsewhere;
-             * one bit per byte, rotating through the eight. */
-            for (size_t cut = 0; cut < size; cut++)
-                if (damage_position(cut, size))
-                    CHECK(decode_on(FZ_EXEC_GPU, s, cut, ref, sizeof ref, 0) !=
-                          FZ_OK);
-            uint8_t *bad = (uint8_t *)tu_xmalloc(size);
-            for (size_t i = 0; i < size; i++)
-                if (damage_position(i, size)) {
-                    const int bit = (int)(i % 8);
-                    memcpy(bad, s, size);
-                    bad[i] ^= (uint8_t)(1u << bit);
-                    damaged(bad, size, ref, sizeof ref);
-                    /* without checksums the chunk rules alone must hold */
-                    tu_buf out = tu_buf_alloc(sizeof ref);
-                    fz_decode_options o =
-                        tu_decode_opts(0, FZ_DECODE_SKIP_CHECKSUM);
-                    o.exec = FZ_EXEC_GPU;
-                    fz_status st = fz_decompress(bad, size, out.data,
-                                                 sizeof ref, &o, &got);
-                    CHECK(st != FZ_ERR_CUDA);
-                    CHECK(tu_guard_intact(&out));
-                    tu_buf_free(&out);
-                }
-            free(bad);
-            free(s);
-        }
-    }
-
-    int main(int argc, char **argv) {
-        if (fz_gpu_count() == 0) {
-            printf("SKIP: no CUDA GPU available (fz_gpu_count() == 0)\n");
-            return 77;
-        }
-        const char *group = argc > 1 ? argv[1] : "all";
-        const int all = !strcmp(group, "all");
-        if (all || !strcmp(group, "shapes"))
-            group_shapes();
-        if (all || !strcmp(group, "options"))
-            group_options();
-        if (all || !strcmp(group, "large"))
-            group_large();
-        if (all || !strcmp(group, "book"))
-            group_book();
-        if (all || !strcmp(group, "damage"))
-            group_damage();
-        if (all || !strcmp(group, "rle"))
-            group_rle();
-        if (all || !strcmp(group, "exceptions")) {
-            group_exceptions();
-            group_exception_damage();
-        }
-        if (all || !strcmp(group, "dropped"))
-            group_dropped();
-        if (all || !strcmp(group, "long"))
-            group_long();
-        printf("test_gpu_lorenzo %s: %u cases passed\n", group, cases_run);
-        return 0;
-    }
+    if (all || !strcmp(group, "dropped"))
+        group_dropped();
+    if (all || !strcmp(group, "long"))
+        group_long();
+    printf("test_gpu_lorenzo %s: %u cases passed\n", group, cases_run);
+    return 0;
+}
