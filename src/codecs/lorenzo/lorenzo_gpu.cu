@@ -1155,14 +1155,20 @@ constexpr uint32_t kSharedBook = 4096;
 static_assert(LZ_HUFF_MAXLEN + 5 <= 32, "code << 5 | length in a u32");
 
 template <bool kShared> struct TileBook {
-    const uint32_t *sm;
+    const uint32_t *sm; /* null for the global book */
     Book g;
     /* code << 5 | length of a used symbol */
     __device__ uint32_t entry(uint32_t s) const {
-        return kShared ? sm[s] : g.code[s] << 5 | g.len[s];
+        if constexpr (kShared)
+            return sm[s];
+        else
+            return g.code[s] << 5 | g.len[s];
     }
     __device__ uint32_t len(uint32_t s) const {
-        return kShared ? sm[s] & 31 : g.len[s];
+        if constexpr (kShared)
+            return sm[s] & 31;
+        else
+            return g.len[s];
     }
 };
 
@@ -1173,7 +1179,10 @@ template <bool kShared>
 __device__ TileBook<kShared> tile_book(const Work &w, uint64_t c,
                                        uint32_t *sm) {
     TileBook<kShared> t;
-    t.sm = sm;
+    /* the global variant keeps no shared pointer: with one, nvcc 13 was
+     * seen to read the global book through shared loads (an out-of-bounds
+     * shared read under compute-sanitizer) */
+    t.sm = kShared ? sm : nullptr;
     t.g = book_of(w, c);
     if (kShared) {
         const uint32_t lo = w.plan[c].lo, hi = w.plan[c].hi;
