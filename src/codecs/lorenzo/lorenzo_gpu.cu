@@ -651,15 +651,21 @@ __device__ uint32_t lut_entry(const lz_huff_table &t, const uint32_t *syms,
     return 0;
 }
 
+/* Words loaded ahead of their use: at ~1-2 bits per code one word lasts
+ * 15-30 codes (a few hundred cycles), less than a loaded GPU's memory
+ * latency; three words in flight cover it. */
+constexpr int kReadAhead = 3;
+
 /* MSB-first reader of one sub-block of `bytes` bytes at p: aligned 32-bit
  * loads (bytes outside the sub-block read as zeros, so the bits are those
- * lz_peek sees), one word loaded ahead of its use so that the load latency
- * overlaps the decoding. buf holds the next 64 bits of the stream, the
- * first `have` of them loaded (the rest zero). */
+ * lz_peek sees), kReadAhead words loaded ahead of their use so that the
+ * load latency overlaps the decoding. buf holds the next 64 bits of the
+ * stream, the first `have` of them loaded (the rest zero). */
 struct BitReader {
     const uint8_t *p;
     uintptr_t head; /* p & 3: bytes of word 0 before p */
-    uint32_t bytes, nwords, next, ahead, have;
+    uint32_t bytes, nwords, next, have;
+    uint32_t ahead[kReadAhead]; /* words next - kReadAhead .. next - 1 */
     uint64_t buf;
 };
 
@@ -682,17 +688,23 @@ __device__ void reader_init(BitReader *br, const uint8_t *p, uint32_t bytes) {
     br->nwords = (uint32_t)((br->head + bytes + 3) / 4);
     br->buf = (uint64_t)load_word(*br, 0) << (32 + 8 * br->head);
     br->have = 32 - 8 * (uint32_t)br->head;
-    br->ahead = br->nwords > 1 ? load_word(*br, 1) : 0u;
-    br->next = 2;
+#pragma unroll
+    for (int k = 0; k < kReadAhead; k++)
+        br->ahead[k] = 1u + k < br->nwords ? load_word(*br, 1u + k) : 0u;
+    br->next = 1 + kReadAhead;
 }
 
 /* At least 33 bits in buf (or all that is left). */
 __device__ void reader_fill(BitReader *br) {
     if (br->have > 32)
         return;
-    br->buf |= (uint64_t)br->ahead << (32 - br->have);
+    br->buf |= (uint64_t)br->ahead[0] << (32 - br->have);
     br->have += 32;
-    br->ahead = br->next < br->nwords ? load_word(*br, br->next) : 0u;
+#pragma unroll
+    for (int k = 0; k + 1 < kReadAhead; k++)
+        br->ahead[k] = br->ahead[k + 1];
+    br->ahead[kReadAhead - 1] =
+        br->next < br->nwords ? load_word(*br, br->next) : 0u;
     br->next++;
 }
 
