@@ -1030,11 +1030,11 @@ static_assert(kWarpItems % LZ_TILE1 == 0 && kBoxSteps * 32 == kWarpItems,
  * there is one: the shuffle's own in-range predicate guards the add (no
  * lane test, no select). */
 template <uint32_t W> __device__ uint32_t add_lane_below(uint32_t y, int d) {
-    asm("{\n\t.reg .u32 u;\n\t.reg .pred p;\n\t"
-        "shfl.sync.up.b32 u|p, %0, %1, %2, -1;\n\t"
-        "@p add.u32 %0, %0, u;\n\t}"
-        : "+r"(y)
-        : "r"(d), "n"((32 - W) << 8));
+    asm volatile("{\n\t.reg .u32 u;\n\t.reg .pred p;\n\t"
+                 "shfl.sync.up.b32 u|p, %0, %1, %2, -1;\n\t"
+                 "@p add.u32 %0, %0, u;\n\t}"
+                 : "+r"(y)
+                 : "r"(d), "n"((32 - W) << 8));
     return y;
 }
 
