@@ -31,9 +31,10 @@
  * thread each, an LZ_LUT_BITS table in shared memory) straight to
  * residuals; RLE runs from tiles of length bytes (counts and sums per
  * tile, scanned per chunk, then each run's start) and their expansion;
- * outliers; then over (chunk, box of whole Lorenzo tiles) the x (warp
- * scans), y and z tile prefix sums in shared memory and the values, one
- * kernel; exceptions (with the checksum terms summed per chunk), and a
+ * outliers; then over (chunk, box of whole Lorenzo tiles, one
+ * instantiation per predictor dimensionality) the x (warp scans), y and z
+ * tile prefix sums (in registers, 3-D y in shared memory) and the values,
+ * one kernel; exceptions (with the checksum terms summed per chunk), and a
  * per-chunk check at the end. Chunks of a
  * 3-D field are whole slabs of 8 planes (often only tens of chunks), so
  * one block per chunk would leave most SMs idle. Rules: lorenzo_xform.h and
@@ -387,6 +388,122 @@ __device__ BoxValue box_value(const BoxGeom &b, const BoxValue &o, uint32_t k) {
     v.valid = v.x < b.Xc && v.y < b.Yc && v.z < b.Zc;
     v.i = v.valid ? (v.z * b.Yc + v.y) * b.Xc + v.x : 0u;
     return v;
+}
+
+/* The fused kernels' boxes with compile-time shapes, one instantiation
+ * per predictor dimensionality PD: BX x BY x BZ values (x fastest, as
+ * box_geom), thread t holding the values k = t + kTileThreads j, j = 0..
+ * kBoxSteps - 1. So a thread's x is fixed (1-D: x = t + 256 j), and its
+ * y and z follow from j: 2-D y = j; 3-D y = t / 64 + 4 (j & 1), z =
+ * j / 2. Boxes start on tile borders, so which Lorenzo predecessors lie
+ * in the tile is known per thread (x) or at compile time (y, z). The
+ * decoding's 1-D boxes are warp-striped instead (kStripedStep). */
+constexpr uint32_t kBoxSteps = kTile / kTileThreads;
+template <int PD> struct BoxShape {
+    static constexpr uint32_t BY = PD == 1   ? 1u
+                                   : PD == 2 ? LZ_TILE2
+                                             : LZ_TILE3Y;
+    static constexpr uint32_t BZ = PD == 3 ? LZ_TILE3Z : 1u;
+    static constexpr uint32_t BX = kTile / (BY * BZ);
+    static constexpr uint32_t TX = PD == 1   ? LZ_TILE1
+                                   : PD == 2 ? LZ_TILE2
+                                             : LZ_TILE3X;
+};
+static_assert(BoxShape<1>::BX == kTile && BoxShape<1>::TX == kTileThreads,
+              "1-D: a thread's x steps by whole tiles");
+static_assert(BoxShape<2>::BX == kTileThreads && 32 % BoxShape<2>::TX == 0,
+              "2-D: a row per step, x tiles inside warps");
+static_assert(BoxShape<3>::BX * BoxShape<3>::BY == 2 * kTileThreads &&
+                  BoxShape<3>::BX % 32 == 0 && 32 % BoxShape<3>::TX == 0 &&
+                  BoxShape<3>::BZ * 2 == kBoxSteps,
+              "3-D: half a plane per step, x tiles inside warps");
+
+/* 1-D step of the decoding: warp w holds the box's kWarpItems values from
+ * w kWarpItems on, 32 consecutive ones per step (k = w kWarpItems + 32 j +
+ * lane), so that an x tile's prefix sum stays in the warp. */
+constexpr uint32_t kStripedStep = 32;
+static_assert(kWarpSteps == kBoxSteps, "a warp's items are its steps");
+
+/* This thread's values of one box: value j is at chunk index
+ * i0 + (PD 1: Step1 j; PD 2: j Xc; PD 3: (j & 1) 4 Xc + (j >> 1) Xc Yc). */
+template <int PD, uint32_t Step1 = kTileThreads> struct BoxLane {
+    uint32_t i0;      /* index of value 0 (used only where valid) */
+    uint32_t row;     /* PD 2: Xc; PD 3: 4 Xc (odd j) */
+    uint32_t plane;   /* PD 3: Xc Yc */
+    uint32_t left;    /* PD 1: Xc; PD 2: rows, PD 3: planes in the chunk */
+    bool in0, in1;    /* x (PD 2, 3) and y (PD 3: even, odd j) inside */
+    bool bx, by_even; /* an x predecessor in the tile; PD 3 even j: y */
+
+    __device__ uint32_t offset(uint32_t j) const { /* index(j) - i0 */
+        if (PD == 1)
+            return Step1 * j;
+        if (PD == 2)
+            return j * row;
+        return (j & 1) * row + (j >> 1) * plane;
+    }
+    __device__ uint32_t index(uint32_t j) const {
+        return i0 + offset(j);
+    }
+    __device__ bool valid(uint32_t j) const {
+        if (PD == 1)
+            return index(j) < left;
+        if (PD == 2)
+            return in0 && j < left;
+        return ((j & 1) ? in1 : in0) && (j >> 1) < left;
+    }
+    /* The same test as one compare per value: valid(j) == valid_in(j, lim)
+     * with lim = {limit(false), limit(true)}, taken once per box. */
+    __device__ uint32_t limit(bool odd) const {
+        if (PD == 1)
+            return i0 < left ? left - i0 : 0u;
+        return (PD == 3 && odd ? in1 : in0) ? left : 0u;
+    }
+    __device__ bool valid_in(uint32_t j, const uint32_t (&lim)[2]) const {
+        if (PD == 1)
+            return offset(j) < lim[0];
+        if (PD == 2)
+            return j < lim[0];
+        return (j >> 1) < lim[j & 1];
+    }
+};
+
+/* The lane of thread t in box number box. In 2-D and 3-D, when the
+ * thread's first value (k = t) is outside the chunk, so are all of its
+ * values (they share its x, and its y but for + 4 in 3-D). */
+template <int PD, uint32_t Step1 = kTileThreads>
+__device__ BoxLane<PD, Step1> box_lane(const BoxGeom &b, uint32_t box) {
+    typedef BoxShape<PD> S;
+    static_assert(Step1 == kTileThreads || Step1 == kStripedStep,
+                  "1-D: block-strided or warp-striped");
+    const BoxValue o = box_origin(b, box);
+    const uint32_t t = threadIdx.x;
+    BoxLane<PD, Step1> L;
+    L.row = PD == 3 ? (kTileThreads / S::BX) * b.Xc : b.Xc;
+    L.plane = b.Xc * b.Yc;
+    L.bx = (t & (S::TX - 1)) != 0;
+    L.by_even = PD == 3 && t >= S::BX;
+    if (PD == 1) { /* the index itself is checked */
+        L.i0 = o.x +
+               (Step1 == kTileThreads ? t : (t >> 5) * kWarpItems + (t & 31));
+        L.left = b.Xc;
+        L.in0 = L.in1 = true;
+    } else {
+        const BoxValue v = box_value(b, o, t);
+        L.i0 = v.i;
+        L.in0 = v.valid;
+        L.in1 = v.valid && v.y + kTileThreads / S::BX < b.Yc;
+        L.left = PD == 2 ? b.Yc - o.y : b.Zc - o.z;
+    }
+    return L;
+}
+
+/* p, hidden from the optimizer: p[offset] then costs one 32-bit
+ * multiply-add instead of the 64-bit index arithmetic it would be
+ * reassociated into (the address space is lost with it: access through
+ * __ldg / __ldcg / __stcg, which are global). */
+template <typename T> __device__ T *opaque(T *p) {
+    asm("" : "+l"(p));
+    return p;
 }
 
 /* ------------------------------------------------------- compression */
@@ -906,77 +1023,100 @@ __global__ void __launch_bounds__(kTileThreads)
 
 /* The fused decoding of a box: the tile prefix sums along x, y, z (the
  * inverse of the Lorenzo differences) and the values. */
-constexpr uint32_t kTileLog = 12;
-static_assert(1u << kTileLog == kTile, "kTile is a power of two");
-static_assert(kWarpItems % LZ_TILE1 == 0 && kWarpItems % LZ_TILE2 == 0 &&
-                  kWarpItems % LZ_TILE3X == 0,
-              "a warp's items are whole x tiles");
+static_assert(kWarpItems % LZ_TILE1 == 0 && kBoxSteps * 32 == kWarpItems,
+              "1-D: a warp's items are whole x tiles");
 
-/* Box value of this thread's step s: warp-striped, so the 32 lanes of a
- * step hold 32 consecutive values of one box row (box rows are >= 64). */
-__device__ uint32_t box_item(uint32_t s) {
-    return (threadIdx.x >> 5) * kWarpItems + 32 * s + (threadIdx.x & 31);
+/* y plus y of the lane d below in this lane's group of W lanes, where
+ * there is one: the shuffle's own in-range predicate guards the add (no
+ * lane test, no select). */
+template <uint32_t W> __device__ uint32_t add_lane_below(uint32_t y, int d) {
+    asm volatile("{\n\t.reg .u32 u;\n\t.reg .pred p;\n\t"
+                 "shfl.sync.up.b32 u|p, %0, %1, %2, -1;\n\t"
+                 "@p add.u32 %0, %0, u;\n\t}"
+                 : "+r"(y)
+                 : "r"(d), "n"((32 - W) << 8));
+    return y;
 }
 
-/* Prefix sums along x of the warp's items, restarting every tx values
- * (a power of two dividing kWarpItems; box rows and x tiles start at
- * multiples of it): shuffle scans in groups of min(tx, 32) lanes, the sum
- * carried over the steps of a longer tile. Wrapping arithmetic. */
-__device__ void scan_x(uint32_t (&x)[kWarpSteps], uint32_t tx) {
-    const uint32_t W = tx < 32 ? tx : 32u, pos = threadIdx.x & (W - 1);
+/* Prefix sums along x of a thread's values (x tiles of TX values starting
+ * on box rows; a step of a warp is 32 consecutive values of a row):
+ * shuffle scans in groups of min(TX, 32) lanes, the sum carried over the
+ * steps of a longer tile (1-D, warp-striped). Wrapping arithmetic. */
+template <uint32_t TX> __device__ void scan_x(uint32_t (&x)[kBoxSteps]) {
+    constexpr uint32_t W = TX < 32 ? TX : 32u;
+    static_assert(TX < 32 ? 32 % TX == 0 : kWarpItems % TX == 0 && TX % 32 == 0,
+                  "x tiles in whole lane groups or whole warp steps");
     uint32_t carry = 0;
 #pragma unroll
-    for (uint32_t s = 0; s < kWarpSteps; s++) {
-        if (((32 * s) & (tx - 1)) == 0)
-            carry = 0; /* a tile starts */
+    for (uint32_t s = 0; s < kBoxSteps; s++) {
         uint32_t y = x[s];
-        for (uint32_t d = 1; d < W; d <<= 1) {
-            const uint32_t u = __shfl_up_sync(FZ_FULL_MASK, y, d, W);
-            if (pos >= d)
-                y += u;
+#pragma unroll
+        for (int d = 1; d < (int)W; d <<= 1)
+            y = add_lane_below<W>(y, d);
+        if (TX > 32) {
+            if ((32 * s) % TX) /* not a tile's first step */
+                y += carry;
+            carry = __shfl_sync(FZ_FULL_MASK, y, 31);
         }
-        y += carry;
         x[s] = y;
-        carry = __shfl_sync(FZ_FULL_MASK, y, 31);
     }
 }
 
-/* Prefix sums of the box in shared memory along columns of 2^len_log
- * values 2^width_log apart (layers of 2^len_log rows of 2^width_log
- * values; a column is a whole tile extent: boxes are one tile high in y
- * and z). A thread per column, consecutive threads consecutive x: no bank
- * conflicts. */
-__device__ void scan_columns(uint32_t *sq, uint32_t width_log,
-                             uint32_t len_log) {
-    const uint32_t width = 1u << width_log, len = 1u << len_log;
-    for (uint32_t c = threadIdx.x; c < kTile >> len_log; c += kTileThreads) {
-        uint32_t k =
-            (c & (width - 1)) + ((c >> width_log) << (width_log + len_log));
-        uint32_t acc = sq[k];
-        for (uint32_t j = 1; j < len; j++) {
-            k += width;
-            acc += sq[k];
-            sq[k] = acc;
+/* Prefix sums along the axis a thread holds whole (its values share x):
+ * 2-D y (value j - 1), 3-D z (value j - 2: the same y). */
+template <int PD> __device__ void scan_thread(uint32_t (&x)[kBoxSteps]) {
+#pragma unroll
+    for (uint32_t j = 1; j < kBoxSteps; j++) {
+        if (PD == 2)
+            x[j] += x[j - 1];
+        if (PD == 3 && j >= 2)
+            x[j] += x[j - 2];
+    }
+}
+
+/* 3-D: prefix sums along y of the box in shared memory (value k = x +
+ * BX y + BX BY z): a thread per column of BY values, consecutive threads
+ * consecutive x (no bank conflicts). */
+__device__ void scan_y(uint32_t *sq) {
+    typedef BoxShape<3> S;
+    constexpr uint32_t kColumns = kTile / S::BY;
+    static_assert(kColumns % kTileThreads == 0, "whole columns per thread");
+#pragma unroll
+    for (uint32_t m = 0; m < kColumns / kTileThreads; m++) {
+        const uint32_t c = threadIdx.x + kTileThreads * m;
+        const uint32_t k0 = c % S::BX + c / S::BX * (S::BX * S::BY);
+        uint32_t acc = sq[k0];
+#pragma unroll
+        for (uint32_t y = 1; y < S::BY; y++) {
+            acc += sq[k0 + S::BX * y];
+            sq[k0 + S::BX * y] = acc;
         }
     }
 }
+
+/* Blocks of the fused decoding per SM: 48 registers (as many allocation
+ * units as the 46 of the unspecialized kernel), 62.5% occupancy; unbounded,
+ * nvcc takes 80 registers to keep all 16 addresses of a thread. */
+constexpr int kDecodeBoxBlocks = 5;
 
 /* Grid (chunk, boxes strided over gridDim.y), the boxes of
- * quant_codes_kernel: per box the residuals (invalid values 0: the zero
- * padding of partial tiles, and they only follow valid ones) loaded all at
- * once, the x sums in registers, y and z in shared memory, then per valid
- * value the |q| check, the value and its checksum term (summed per chunk).
- * One read of 4 B and one write of ES B per value (was: three prefix
- * passes and a value pass, each over the whole array). q goes back to w.q
- * only for chunks with exceptions: decode_exception_kernel, which runs
- * next, accepts an exception only where q is 0 (as the CPU does); no other
- * kernel reads q again. */
-template <int ES>
-__global__ void __launch_bounds__(kTileThreads)
+ * quant_codes_kernel, one instantiation per predictor dimensionality PD:
+ * per box the residuals (invalid values 0: the zero padding of partial
+ * tiles, and they only follow valid ones) loaded all at once (the lanes of
+ * box_lane; 1-D warp-striped), the x sums by warp shuffles, the sums
+ * along the axis the thread holds in registers (2-D y, 3-D z), 3-D y in
+ * shared memory, then per valid value the |q| check, the value and its
+ * checksum term (summed per chunk). One read of 4 B and one write of ES B
+ * per value. q goes back to w.q only for chunks with exceptions:
+ * decode_exception_kernel, which runs next, accepts an exception only
+ * where q is 0 (as the CPU does); no other kernel reads q again. */
+template <int ES, int PD>
+__global__ void __launch_bounds__(kTileThreads, kDecodeBoxBlocks)
     decode_box_kernel(const fz_gpu_args a, const Work w) {
     typedef Val<ES> V;
     typedef typename V::U U;
-    __shared__ uint32_t sq[kTile];
+    constexpr uint32_t kStep1 = kStripedStep;
+    __shared__ uint32_t sq[PD == 3 ? kTile : 1];
     __shared__ uint32_t sums[kTileWarps];
     ChunkDecode *cd;
     if (!chunk_live(w, &cd))
@@ -985,58 +1125,74 @@ __global__ void __launch_bounds__(kTileThreads)
     const BoxGeom bg = box_geom(a.expect, sp.n);
     if (blockIdx.y >= bg.boxes)
         return;
-    const uint32_t z_log = kTileLog - bg.bx_log - bg.by_log;
-    const bool in_shared = bg.by_log > 0 || z_log > 0; /* pd 2 and 3 */
     const double ebx2 = double_of(cd->ebx2_bits);
     const bool keep_q = cd->nexc != 0;
     int32_t *q = w.q + sp.first;
     U *out = reinterpret_cast<U *>(a.dst) + sp.first;
+    const uint32_t t = threadIdx.x;
     uint32_t hash = 0;
-    bool bad = false;
+    /* the largest q + 2^27 - 1 (wrapping): |q| < 2^27 iff at most
+     * 2^28 - 2. Taken over every value of the box: where invalid, the
+     * sums hold 0 or q of the nearest valid value of the tile (the padding
+     * is 0), so the verdict is that of the valid values. */
+    constexpr uint32_t kQLimit = (uint32_t)LZ_Q_LIMIT;
+    uint32_t worst = 0;
     for (uint32_t box = blockIdx.y; box < bg.boxes; box += gridDim.y) {
-        const BoxValue o = box_origin(bg, box);
-        uint32_t x[kWarpSteps];
+        const BoxLane<PD, kStep1> L = box_lane<PD, kStep1>(bg, box);
+        /* this thread's values: lane_q[L.offset(j)] (formed only, never
+         * accessed, where the lane is outside the chunk) */
+        int32_t *lane_q = opaque(q + L.i0);
+        U *lane_out = opaque(out + L.i0);
+        const uint32_t lim[2] = {L.limit(false), L.limit(true)};
+        uint32_t x[kBoxSteps];
 #pragma unroll
-        for (uint32_t s = 0; s < kWarpSteps; s++) {
-            const BoxValue v = box_value(bg, o, box_item(s));
-            const uint32_t r = (uint32_t)q[v.i]; /* v.i = 0 when invalid */
-            x[s] = v.valid ? r : 0u;
+        for (uint32_t j = 0; j < kBoxSteps; j++)
+            x[j] = L.valid_in(j, lim) ? (uint32_t)__ldcg(lane_q + L.offset(j))
+                                      : 0u;
+        scan_x<BoxShape<PD>::TX>(x);
+        scan_thread<PD>(x);
+        if (PD == 3) { /* block-uniform: every thread reaches the syncs */
+#pragma unroll
+            for (uint32_t j = 0; j < kBoxSteps; j++)
+                sq[t + kTileThreads * j] = x[j];
+            __syncthreads();
+            scan_y(sq);
+            __syncthreads(); /* the next box writes only after its reads */
+#pragma unroll
+            for (uint32_t j = 0; j < kBoxSteps; j++)
+                x[j] = sq[t + kTileThreads * j];
         }
-        scan_x(x, bg.mx + 1);
 #pragma unroll
-        for (uint32_t s = 0; s < kWarpSteps; s++)
-            sq[box_item(s)] = x[s];
-        if (in_shared) { /* block-uniform: every thread reaches the syncs */
-            __syncthreads();
-            if (bg.by_log > 0)
-                scan_columns(sq, bg.bx_log, bg.by_log);
-            if (bg.by_log > 0 && z_log > 0)
-                __syncthreads();
-            if (z_log > 0)
-                scan_columns(sq, bg.bx_log + bg.by_log, z_log);
-            __syncthreads();
-        } /* else (pd 1) each thread reads back only what it wrote */
-        for (uint32_t s = 0; s < kWarpSteps; s++) {
-            const uint32_t k = box_item(s);
-            const BoxValue v = box_value(bg, o, k);
-            if (!v.valid)
-                continue;
-            const int32_t qv = (int32_t)sq[k];
-            bad |= !(qv < (int32_t)LZ_Q_LIMIT && qv > -(int32_t)LZ_Q_LIMIT);
+        for (uint32_t j = 0; j < kBoxSteps; j++) { /* branch-free */
+            const bool valid = L.valid_in(j, lim);
+            const int32_t qv = (int32_t)x[j];
+            worst = max(worst, x[j] + (kQLimit - 1));
             const U r = V::recon(qv, ebx2);
-            out[v.i] = r;
-            hash += V::hash(r, v.i);
-            if (keep_q)
-                q[v.i] = qv;
+            hash += V::hash(r, L.index(j)) & (0u - (uint32_t)valid);
+            if (valid)
+                __stcg(lane_out + L.offset(j), r);
+            if (valid && keep_q)
+                __stcg(lane_q + L.offset(j), qv);
         }
-        if (in_shared)
-            __syncthreads(); /* sq is rewritten by the next box */
     }
-    if (bad)
+    if (worst > 2 * kQLimit - 2)
         mark_bad(cd);
     hash = tile_sum(hash, sums);
     if (threadIdx.x == 0)
         atomicAdd(&cd->hash, hash);
+}
+
+/* The fused decoding for the header's predictor dimensionality. */
+template <int ES>
+void launch_decode_box(const fz_gpu_args &a, const Work &w, dim3 grid,
+                       cudaStream_t stream) {
+    const uint32_t pd = lz_geometry(&a.expect).pd;
+    if (pd == 1)
+        decode_box_kernel<ES, 1><<<grid, kTileThreads, 0, stream>>>(a, w);
+    else if (pd == 2)
+        decode_box_kernel<ES, 2><<<grid, kTileThreads, 0, stream>>>(a, w);
+    else
+        decode_box_kernel<ES, 3><<<grid, kTileThreads, 0, stream>>>(a, w);
 }
 
 /* Exceptions: indices strictly increasing, in range, on zero values; the
@@ -1265,98 +1421,6 @@ __device__ uint32_t add_tile_count(uint32_t *arr, bool flag, uint32_t i) {
     if (rest && lane == (uint32_t)__ffs(rest) - 1)
         atomicAdd(&arr[i / kTile], (uint32_t)__popc(rest));
     return lane == lead ? (uint32_t)__popc(flags) : 0u;
-}
-
-/* The fused kernel's boxes with compile-time shapes, one instantiation
- * per predictor dimensionality PD: BX x BY x BZ values (x fastest, as
- * box_geom), thread t holding the values k = t + kTileThreads j, j = 0..
- * kBoxSteps - 1. So a thread's x is fixed (1-D: x = t + 256 j), and its
- * y and z follow from j: 2-D y = j; 3-D y = t / 64 + 4 (j & 1), z =
- * j / 2. Boxes start on tile borders, so which Lorenzo predecessors lie
- * in the tile is known per thread (x) or at compile time (y, z). */
-constexpr uint32_t kBoxSteps = kTile / kTileThreads;
-template <int PD> struct BoxShape {
-    static constexpr uint32_t BY = PD == 1   ? 1u
-                                   : PD == 2 ? LZ_TILE2
-                                             : LZ_TILE3Y;
-    static constexpr uint32_t BZ = PD == 3 ? LZ_TILE3Z : 1u;
-    static constexpr uint32_t BX = kTile / (BY * BZ);
-    static constexpr uint32_t TX = PD == 1   ? LZ_TILE1
-                                   : PD == 2 ? LZ_TILE2
-                                             : LZ_TILE3X;
-};
-static_assert(BoxShape<1>::BX == kTile && BoxShape<1>::TX == kTileThreads,
-              "1-D: a thread's x steps by whole tiles");
-static_assert(BoxShape<2>::BX == kTileThreads && 32 % BoxShape<2>::TX == 0,
-              "2-D: a row per step, x tiles inside warps");
-static_assert(BoxShape<3>::BX * BoxShape<3>::BY == 2 * kTileThreads &&
-                  BoxShape<3>::BX % 32 == 0 && 32 % BoxShape<3>::TX == 0 &&
-                  BoxShape<3>::BZ * 2 == kBoxSteps,
-              "3-D: half a plane per step, x tiles inside warps");
-
-/* This thread's values of one box: value j is at chunk index
- * i0 + (PD 1: 256 j; PD 2: j Xc; PD 3: (j & 1) 4 Xc + (j >> 1) Xc Yc). */
-template <int PD> struct BoxLane {
-    uint32_t i0;      /* index of value 0 (used only where valid) */
-    uint32_t row;     /* PD 2: Xc; PD 3: 4 Xc (odd j) */
-    uint32_t plane;   /* PD 3: Xc Yc */
-    uint32_t left;    /* PD 1: Xc; PD 2: rows, PD 3: planes in the chunk */
-    bool in0, in1;    /* x (PD 2, 3) and y (PD 3: even, odd j) inside */
-    bool bx, by_even; /* an x predecessor in the tile; PD 3 even j: y */
-
-    __device__ uint32_t offset(uint32_t j) const { /* index(j) - i0 */
-        if (PD == 1)
-            return kTileThreads * j;
-        if (PD == 2)
-            return j * row;
-        return (j & 1) * row + (j >> 1) * plane;
-    }
-    __device__ uint32_t index(uint32_t j) const {
-        return i0 + offset(j);
-    }
-    __device__ bool valid(uint32_t j) const {
-        if (PD == 1)
-            return index(j) < left;
-        if (PD == 2)
-            return in0 && j < left;
-        return ((j & 1) ? in1 : in0) && (j >> 1) < left;
-    }
-};
-
-/* The lane of thread t in box number box. In 2-D and 3-D, when the
- * thread's first value (k = t) is outside the chunk, so are all of its
- * values (they share its x, and its y but for + 4 in 3-D). */
-template <int PD>
-__device__ BoxLane<PD> box_lane(const BoxGeom &b, uint32_t box) {
-    typedef BoxShape<PD> S;
-    const BoxValue o = box_origin(b, box);
-    const uint32_t t = threadIdx.x;
-    BoxLane<PD> L;
-    L.row = PD == 3 ? (kTileThreads / S::BX) * b.Xc : b.Xc;
-    L.plane = b.Xc * b.Yc;
-    L.bx = (t & (S::TX - 1)) != 0;
-    L.by_even = PD == 3 && t >= S::BX;
-    if (PD == 1) { /* the index itself is checked */
-        L.i0 = o.x + t;
-        L.left = b.Xc;
-        L.in0 = L.in1 = true;
-    } else {
-        const BoxValue v = box_value(b, o, t);
-        L.i0 = v.i;
-        L.in0 = v.valid;
-        L.in1 = v.valid && v.y + kTileThreads / S::BX < b.Yc;
-        L.left = PD == 2 ? b.Yc - o.y : b.Zc - o.z;
-    }
-    return L;
-}
-
-/* p, hidden from the optimizer: p[offset] then costs one 32-bit
- * multiply-add instead of the 64-bit index arithmetic it would be
- * reassociated into (the address space is lost with it: access through
- * __ldg / __stcg, which are global). */
-template <typename T> __device__ T *opaque(T *p) {
-    asm("" : "+l"(p));
-    return p;
 }
 
 /* One count of a code into the chunk's histogram: the block's shared copy
@@ -2492,11 +2556,11 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
         return err;
     const dim3 per_box = box_grid(h);
     if (f32) {
-        decode_box_kernel<4><<<per_box, kTileThreads, 0, stream>>>(*a, w);
+        launch_decode_box<4>(*a, w, per_box, stream);
         decode_exception_kernel<4>
             <<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     } else {
-        decode_box_kernel<8><<<per_box, kTileThreads, 0, stream>>>(*a, w);
+        launch_decode_box<8>(*a, w, per_box, stream);
         decode_exception_kernel<8>
             <<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     }
