@@ -526,8 +526,9 @@ __device__ void put32(uint8_t *p, uint32_t v) {
 }
 
 /* ----------------------------------------------------- decompression */
-/* Huffman decoding: one thread per sub-block, blocks of kSubThreads. */
-constexpr int kSubThreads = 64;
+/* Huffman decoding: one thread per sub-block, blocks of kSubThreads (the
+ * 16 KiB table built per block serves 128 sub-blocks). */
+constexpr int kSubThreads = 128;
 constexpr uint32_t kLutSize = 1u << LZ_LUT_BITS;
 
 struct __align__(16) DecodeShared {
@@ -756,18 +757,6 @@ __device__ uint32_t tile_sum(uint32_t x, uint32_t *sm) {
     return t;
 }
 
-/* LUT entry: symbol << 8 | length, 0 when the first LZ_LUT_BITS bits
- * decide no code of at most LZ_LUT_BITS bits (then lz_huff_next). */
-__device__ uint32_t lut_entry(const lz_huff_table &t, const uint32_t *syms,
-                              uint32_t e) {
-    for (uint32_t l = t.minlen; l <= LZ_LUT_BITS; l++) {
-        const uint32_t code = e >> (LZ_LUT_BITS - l);
-        if (code - t.first[l] < t.count[l])
-            return syms[t.base[l] + code - t.first[l]] << 8 | l;
-    }
-    return 0;
-}
-
 /* Words loaded ahead of their use: at ~1-2 bits per code one word lasts
  * 15-30 codes (a few hundred cycles), less than a loaded GPU's memory
  * latency; three words in flight cover it. */
@@ -825,88 +814,143 @@ __device__ void reader_fill(BitReader *br) {
     br->next++;
 }
 
-/* The next code: a LUT hit of length l is the very code lz_huff_next finds
- * (it tries the lengths upward too), else the canonical search by length
- * on the next LZ_HUFF_MAXLEN bits; false when no code starts here or it
- * ends past `bits`. */
-__device__ bool reader_code(BitReader *br, const lz_huff_table &t,
-                            const uint32_t *lut, const uint32_t *syms,
-                            uint32_t bits, uint64_t *pos, uint32_t *sym) {
-    reader_fill(br);
-    const uint32_t e = lut[br->buf >> (64 - LZ_LUT_BITS)];
-    uint32_t len = e & 0xFF;
-    *sym = e >> 8;
-    if (!len) {
-        const uint32_t v = (uint32_t)(br->buf >> (64 - LZ_HUFF_MAXLEN));
-        for (uint32_t l = t.minlen; l <= LZ_HUFF_MAXLEN; l++) {
-            const uint32_t c = v >> (LZ_HUFF_MAXLEN - l);
-            if (c - t.first[l] < t.count[l]) {
-                len = l;
-                *sym = syms[t.base[l] + c - t.first[l]];
-                break;
-            }
-        }
-        if (!len)
-            return false;
+/* The codes of one table look-up: their symbols (16 bits each, the first
+ * lowest), how many (0: no code starts here) and their bits. */
+struct Codes {
+    uint64_t syms;
+    uint32_t k, used;
+};
+
+static_assert(sizeof(lz_lut_entry) == 8 && offsetof(lz_lut_entry, sym) == 0 &&
+                  offsetof(lz_lut_entry, len1) == 6 &&
+                  offsetof(lz_lut_entry, packed) == 7,
+              "a table entry is read as one little-endian 64-bit word");
+
+/* Entry v as one 64-bit shared load: sym[0..2] in bits 0-47, len1 in
+ * 48-55, packed in 56-63. */
+__device__ uint64_t lut_word(const lz_lut_entry *lut, uint32_t v) {
+    uint64_t e;
+    memcpy(&e, lut + v, sizeof e);
+    return e;
+}
+
+/* A code longer than LZ_LUT_BITS (the table decides none here) at the top
+ * of buf (>= LZ_HUFF_MAXLEN bits loaded): the canonical search from length
+ * LZ_LUT_BITS + 1 on, as lz_huff_next finds it (no shorter code is a
+ * prefix of these bits, or the table would have decided it). */
+__device__ Codes long_code(uint64_t buf, const lz_huff_table &t,
+                           const uint32_t *syms) {
+    const uint32_t v = (uint32_t)(buf >> (64 - LZ_HUFF_MAXLEN));
+    for (uint32_t l = LZ_LUT_BITS + 1; l <= LZ_HUFF_MAXLEN; l++) {
+        const uint32_t c = v >> (LZ_HUFF_MAXLEN - l);
+        if (c - t.first[l] < t.count[l])
+            return Codes{syms[t.base[l] + c - t.first[l]], 1, l};
     }
-    *pos += len;
-    br->buf <<= len;
-    br->have -= len;
-    return *pos <= bits;
+    return Codes{0, 0, 0};
+}
+
+/* The codes of the next look-up, at most `room` (>= 1): the entry's codes,
+ * or only its first when it holds more than room, or the long code. */
+__device__ Codes next_codes(BitReader *br, const lz_huff_table &t,
+                            const lz_lut_entry *lut, const uint32_t *syms,
+                            uint32_t room) {
+    const uint64_t e = lut_word(lut, (uint32_t)(br->buf >> (64 - LZ_LUT_BITS)));
+    Codes c{e, (uint32_t)(e >> 60), (uint32_t)(e >> 56) & 0xFu};
+    if (c.k > room) {
+        c.k = 1;
+        c.used = (uint32_t)(e >> 48) & 0xFFu;
+    }
+    if (c.k == 0) {
+        reader_fill(br); /* the group's fill may have left only 13 bits */
+        c = long_code(br->buf, t, syms);
+    }
+    return c;
 }
 
 /* Residuals per store: 32 bytes, one sector (sub-blocks start 4 KiB apart
  * and chunks on multiples of 8 values, so the stores are aligned). */
 constexpr uint32_t kStoreRes = 8;
+/* Look-ups per reader fill: a fill leaves >= 33 bits, two look-ups take
+ * <= 22 (a long code fills again itself). */
+constexpr int kGroup = 2;
+/* A thread's residuals decoded but not stored, in a ring of shared slots:
+ * < kStoreRes before a group, which adds at most kGroup LZ_LUT_CODES, and
+ * each look-up writes all LZ_LUT_CODES slots from its first (the ones past
+ * its codes are rewritten before they are stored). */
+constexpr uint32_t kRing = 16;
+static_assert(kStoreRes - 1 + kGroup * LZ_LUT_CODES <= kRing,
+              "a group's writes stay clear of the pending residuals");
 
 /* Decodes one sub-block of `count` codes straight to residuals code - R:
- * exactly `bits` bits, zero padding. Returns false on any error; *zeros
- * counts the zero codes (outlier places). */
-__device__ bool decode_sub(const lz_huff_table &t, const uint32_t *lut,
+ * exactly `bits` bits, zero padding. Per iteration every thread does
+ * kGroup look-ups of up to LZ_LUT_CODES codes each (no divergence on the
+ * number of codes), their residuals go to the thread's column of the
+ * ring (`ring`, slots kSubThreads apart: no bank conflicts), 8 at a time
+ * to `out`. k codes at once accept and reject what k single look-ups
+ * would (lz_huff_read_sub). Returns false on any error; *zeros counts the
+ * zero codes (outlier places). */
+__device__ bool decode_sub(const lz_huff_table &t, const lz_lut_entry *lut,
                            const uint32_t *syms, const uint8_t *p,
                            uint32_t bits, int32_t R, int32_t *out,
-                           uint32_t count, uint32_t *zeros) {
+                           uint32_t count, int32_t *ring, uint32_t *zeros) {
     *zeros = 0;
     if (!lz_sub_bits_ok(bits, count))
         return false;
     BitReader br;
     reader_init(&br, p, (bits + 7) / 8);
-    uint64_t pos = 0;
+    uint32_t pos = 0, i = 0, stored = 0, z = 0;
     bool ok = true;
-    uint32_t z = 0;
-    for (uint32_t i = 0; i < count && ok; i += kStoreRes) {
-        int32_t r[kStoreRes];
+    while (ok && i < count) {
+        reader_fill(&br);
 #pragma unroll
-        for (uint32_t j = 0; j < kStoreRes; j++) {
-            uint32_t sym = 0;
-            if (ok && i + j < count) {
-                ok = reader_code(&br, t, lut, syms, bits, &pos, &sym);
-                z += sym == 0;
-            }
-            r[j] = (int32_t)sym - R;
+        for (int g = 0; g < kGroup; g++) {
+            if (!ok || i >= count)
+                break;
+            const Codes c = next_codes(&br, t, lut, syms, count - i);
+            pos += c.used;
+            br.buf <<= c.used;
+            br.have -= c.used;
+            ok = c.k != 0 && pos <= bits;
+#pragma unroll
+            for (uint32_t j = 0; j < LZ_LUT_CODES; j++)
+                ring[((i + j) % kRing) * kSubThreads] =
+                    (int32_t)((c.syms >> (16 * j)) & 0xFFFFu) - R;
+            i += c.k;
         }
-        if (i + kStoreRes <= count) {
-            int4 *o = reinterpret_cast<int4 *>(out + i);
+        if (ok && i - stored >= kStoreRes) {
+            const int32_t *s = ring + (stored % kRing) * kSubThreads;
+            int32_t r[kStoreRes];
+#pragma unroll
+            for (uint32_t j = 0; j < kStoreRes; j++) {
+                r[j] = s[j * kSubThreads];
+                z += r[j] == -R;
+            }
+            int4 *o = reinterpret_cast<int4 *>(out + stored);
             o[0] = make_int4(r[0], r[1], r[2], r[3]);
             o[1] = make_int4(r[4], r[5], r[6], r[7]);
-        } else {
-#pragma unroll
-            for (uint32_t j = 0; j < kStoreRes; j++)
-                if (i + j < count)
-                    out[i + j] = r[j];
+            stored += kStoreRes;
         }
     }
+    if (ok) /* the last count % 8 of the sub-block */
+        for (; stored < i; stored++) {
+            const int32_t r = ring[(stored % kRing) * kSubThreads];
+            z += r == -R;
+            out[stored] = r;
+        }
     reader_fill(&br); /* the padding bits of the last byte are in buf */
     *zeros = z;
     return ok && pos == bits && (br.buf >> 56) == 0;
 }
 
 /* Huffman sub-blocks: grid (chunks, sub-block groups), a thread each,
- * residuals out, zero codes counted per chunk. */
+ * residuals out, zero codes counted per chunk. The block first builds the
+ * table of up to LZ_LUT_CODES codes per look-up in two passes (the CPU's
+ * definition: first codes, then the codes after them). */
 __global__ void __launch_bounds__(kSubThreads)
     decode_huffman_kernel(const fz_gpu_args a, const Work w) {
     __shared__ lz_huff_table t;
-    __shared__ uint32_t lut[kLutSize];
+    __shared__ __align__(8) lz_lut_entry lut[kLutSize];
+    __shared__ int32_t ring[kRing * kSubThreads];
     ChunkDecode *cd;
     if (!chunk_live(w, &cd) || cd->flow != LZ_FLOW_HUFFMAN)
         return;
@@ -920,8 +964,11 @@ __global__ void __launch_bounds__(kSubThreads)
         t = cd->t;
     __syncthreads();
     const uint32_t *syms = book_of(w, c).code;
-    for (uint32_t e = threadIdx.x; e < kLutSize; e += kSubThreads)
-        lut[e] = lut_entry(t, syms, e);
+    for (uint32_t v = threadIdx.x; v < kLutSize; v += kSubThreads)
+        lz_lut_first(&lut[v], lz_lut_code(&t, syms, v));
+    __syncthreads();
+    for (uint32_t v = threadIdx.x; v < kLutSize; v += kSubThreads)
+        lz_lut_extend(lut, v);
     __syncthreads();
     uint32_t zeros = 0;
     if (b < nsub) {
@@ -932,7 +979,8 @@ __global__ void __launch_bounds__(kSubThreads)
             n - from < LZ_SUB_SYMBOLS ? n - from : LZ_SUB_SYMBOLS;
         const int32_t R = (int32_t)a.expect.codec_params[0];
         if (!decode_sub(t, lut, syms, a.src + cd->data_at + sub_off[b],
-                        sub_bits[b], R, w.q + sp.first + from, count, &zeros))
+                        sub_bits[b], R, w.q + sp.first + from, count,
+                        ring + threadIdx.x, &zeros))
             mark_bad(cd);
     }
     zeros = __reduce_add_sync(FZ_FULL_MASK, zeros);

@@ -480,7 +480,7 @@ static FZ_HD int32_t lz_huff_next(const lz_huff_table *t, const uint32_t *syms,
  * count passes the sub-block's end at one of them iff it does at the
  * last. */
 #define LZ_LUT_BITS 11u
-#define LZ_LUT_CODES 3u
+#define LZ_LUT_CODES 3u /* lz_lut_extend keeps two more codes in 32 bits */
 
 typedef struct lz_lut_entry {
     uint16_t sym[LZ_LUT_CODES]; /* the codes decided, in order */
@@ -488,43 +488,56 @@ typedef struct lz_lut_entry {
     uint8_t packed;             /* codes decided << 4 | their total bits */
 } lz_lut_entry;
 
-/* The first code of each LZ_LUT_BITS-bit pattern: one[v] = symbol << 8 |
- * length, 0 when v starts no code of at most LZ_LUT_BITS bits. */
-static inline void lz_lut_first(const lz_huff_table *t, const uint32_t *syms,
-                                uint32_t *one) {
-    memset(one, 0, sizeof(uint32_t) << LZ_LUT_BITS);
-    for (uint32_t l = 1; l <= LZ_LUT_BITS; l++)
-        for (uint32_t k = 0; k < t->count[l]; k++) {
-            const uint32_t span = 1u << (LZ_LUT_BITS - l);
-            const uint32_t e = syms[t->base[l] + k] << 8 | l;
-            for (uint32_t j = 0; j < span; j++)
-                one[((t->first[l] + k) << (LZ_LUT_BITS - l)) + j] = e;
-        }
+/* The first code of pattern v (canonical search by length): symbol << 8
+ * | length, 0 when v starts no code of at most LZ_LUT_BITS bits. */
+static FZ_HD uint32_t lz_lut_code(const lz_huff_table *t, const uint32_t *syms,
+                                  uint32_t v) {
+    for (uint32_t l = t->minlen; l <= LZ_LUT_BITS; l++) {
+        const uint32_t c = v >> (LZ_LUT_BITS - l);
+        if (c - t->first[l] < t->count[l])
+            return syms[t->base[l] + c - t->first[l]] << 8 | l;
+    }
+    return 0;
 }
 
-/* The table of a parsed canonical code: for each pattern v, the codes
- * that lie wholly inside v (a code of length l is decided by its first l
- * bits alone, so the zeros shifted in behind v never decide one). */
+/* First pass of the table: entry v with its first code only. */
+static FZ_HD void lz_lut_first(lz_lut_entry *e, uint32_t code) {
+    e->sym[0] = (uint16_t)(code >> 8);
+    e->sym[1] = e->sym[2] = 0;
+    e->len1 = (uint8_t)(code & 0xFF);
+    e->packed = 0;
+}
+
+/* Second pass: the codes of pattern v after its first, each the first
+ * code of the pattern v shifted past the codes before it (a code of
+ * length l is decided by its first l bits alone, so the zeros shifted in
+ * behind v never decide one). Reads only sym[0] and len1 of any entry and
+ * writes only sym[1], sym[2] and packed of entry v, so the passes over all
+ * v may run at once (the GPU's threads). */
+static FZ_HD void lz_lut_extend(lz_lut_entry *lut, uint32_t v) {
+    const uint32_t mask = (1u << LZ_LUT_BITS) - 1;
+    uint32_t used = lut[v].len1, k = used != 0, more = 0; /* sym[1], sym[2] */
+    for (; k && k < LZ_LUT_CODES; k++) {
+        const lz_lut_entry *next = &lut[(v << used) & mask];
+        const uint32_t l = next->len1;
+        if (!l || used + l > LZ_LUT_BITS)
+            break;
+        more |= (uint32_t)next->sym[0] << (16 * (k - 1));
+        used += l;
+    }
+    lut[v].sym[1] = (uint16_t)more;
+    lut[v].sym[2] = (uint16_t)(more >> 16);
+    lut[v].packed = (uint8_t)(k << 4 | used);
+}
+
+/* The table of a parsed canonical code: for each pattern v, the first
+ * codes that lie wholly inside v, at most LZ_LUT_CODES. */
 static inline void lz_lut_build(const lz_huff_table *t, const uint32_t *syms,
                                 lz_lut_entry *lut) {
-    const uint32_t mask = (1u << LZ_LUT_BITS) - 1;
-    uint32_t one[1u << LZ_LUT_BITS];
-    lz_lut_first(t, syms, one);
-    for (uint32_t v = 0; v <= mask; v++) {
-        lz_lut_entry e;
-        memset(&e, 0, sizeof e);
-        uint32_t used = 0, k = 0;
-        while (k < LZ_LUT_CODES) {
-            const uint32_t f = one[(v << used) & mask], l = f & 0xFF;
-            if (!l || used + l > LZ_LUT_BITS)
-                break;
-            e.sym[k++] = (uint16_t)(f >> 8);
-            used += l;
-        }
-        e.len1 = (uint8_t)(one[v] & 0xFF);
-        e.packed = (uint8_t)(k << 4 | used);
-        lut[v] = e;
-    }
+    for (uint32_t v = 0; v < 1u << LZ_LUT_BITS; v++)
+        lz_lut_first(&lut[v], lz_lut_code(t, syms, v));
+    for (uint32_t v = 0; v < 1u << LZ_LUT_BITS; v++)
+        lz_lut_extend(lut, v);
 }
 
 /* 64 bits at bit pos of p[0..bytes) MSB-first, zeros past the end. */
