@@ -209,16 +209,75 @@ struct Pipeline {
     size_t have_resident = 0;
     uint8_t *d_ranges = nullptr;
     size_t have_ranges = 0;
+    /* REL with pinned input: the resident uploads on their own stream, the
+     * batch ranges on another, an event per batch for each (landed[b],
+     * ranged[b]), and the ranges' CUB temp. */
+    cudaStream_t upload = nullptr, ranger = nullptr;
+    cudaEvent_t *landed = nullptr, *ranged = nullptr;
+    uint64_t have_events = 0;
+    uint8_t *d_range_temp = nullptr;
+    size_t have_range_temp = 0;
+
+    /* The two REL streams and `n` events of each kind. */
+    cudaError_t reserve_upload(uint64_t n) {
+        cudaError_t e = cudaSuccess;
+        if (!upload)
+            e = cudaStreamCreateWithFlags(&upload, cudaStreamNonBlocking);
+        if (e == cudaSuccess && !ranger)
+            e = cudaStreamCreateWithFlags(&ranger, cudaStreamNonBlocking);
+        if (e != cudaSuccess || have_events >= n)
+            return e;
+        destroy_events();
+        landed = static_cast<cudaEvent_t *>(calloc(n, sizeof *landed));
+        ranged = static_cast<cudaEvent_t *>(calloc(n, sizeof *ranged));
+        if (!landed || !ranged)
+            return cudaErrorMemoryAllocation;
+        for (; e == cudaSuccess && have_events < n; have_events++) {
+            e = cudaEventCreateWithFlags(&landed[have_events],
+                                         cudaEventDisableTiming);
+            if (e == cudaSuccess)
+                e = cudaEventCreateWithFlags(&ranged[have_events],
+                                             cudaEventDisableTiming);
+            if (e != cudaSuccess && landed[have_events])
+                cudaEventDestroy(landed[have_events]); /* not counted */
+        }
+        return e;
+    }
+    void destroy_events() {
+        for (uint64_t i = 0; i < have_events; i++) {
+            cudaEventDestroy(landed[i]);
+            cudaEventDestroy(ranged[i]);
+        }
+        free(landed);
+        free(ranged);
+        landed = ranged = nullptr;
+        have_events = 0;
+    }
+    /* Wait for the REL streams (their work is never left running). */
+    cudaError_t sync_upload() {
+        cudaError_t e = upload ? cudaStreamSynchronize(upload) : cudaSuccess;
+        const cudaError_t r =
+            ranger ? cudaStreamSynchronize(ranger) : cudaSuccess;
+        return e != cudaSuccess ? e : r;
+    }
 
     /* Free every slot, in use or only kept, and the resident input. */
     void release() {
         for (Slot &s : slots)
             if (s.allocated())
                 s.destroy();
+        sync_upload();
+        if (upload)
+            cudaStreamDestroy(upload);
+        if (ranger)
+            cudaStreamDestroy(ranger);
+        upload = ranger = nullptr;
+        destroy_events();
         cudaFree(d_resident);
         cudaFree(d_ranges);
-        d_resident = d_ranges = nullptr;
-        have_resident = have_ranges = 0;
+        cudaFree(d_range_temp);
+        d_resident = d_ranges = d_range_temp = nullptr;
+        have_resident = have_ranges = have_range_temp = 0;
         cudaGetLastError();
         count = 0;
     }
@@ -251,7 +310,7 @@ struct Pipeline {
     }
     /* Wait for every stream; copy the staged outputs still pending. */
     fz_status finish_all(uint8_t *dst) {
-        fz_status st = FZ_OK;
+        fz_status st = from_cuda(sync_upload());
         for (uint32_t i = 0; i < count; i++) {
             fz_status d = drain(slots[i], dst);
             fz_status w = from_cuda(slots[i].synchronize());
@@ -278,6 +337,7 @@ struct Compressor {
     uint64_t resident = 0;    /* REL: batches [0, resident) go to d_resident */
     uint64_t stride = 0;      /* bytes between resident batches (aligned) */
     bool loaded = false;      /* the resident batches are on the device */
+    bool in_flight = false;   /* ... or on their way: wait for landed[b] */
     bool track_range = false; /* reduce each batch's range into d_ranges */
 
     /* Sizes for the largest batch (the first) and the last one. */
@@ -321,7 +381,9 @@ struct Compressor {
         size_t bound = 0;
         fz_compress_bound(&bp, &bound);
         uint8_t *d_src = b < resident ? pl.d_resident + b * stride : s.d_in;
-        if (!(b < resident && loaded)) {
+        if (b < resident && in_flight)
+            st = from_cuda(cudaStreamWaitEvent(s.stream, pl.landed[b], 0));
+        if (st == FZ_OK && !(b < resident && loaded)) {
             const uint8_t *in = src + first_byte;
             if (s.staging_in()) {
                 fz_host_copy(s.staging_in(), in, (size_t)bytes, pl.threads);
@@ -483,6 +545,10 @@ struct Compressor {
         resident = plan.batch_count ? resident_batches() : 0;
         if (resident && !reserve_resident(resident))
             resident = 0;
+        if (resident && pl.src_mem == Memory::Pinned &&
+            reserve_range_overlap() == cudaSuccess)
+            return resolve_range_overlapped();
+        cudaGetLastError();
         fz_status st = upload_resident();
         loaded = true;
         uint64_t tail = plan.h.original_bytes;
@@ -498,6 +564,103 @@ struct Compressor {
                            &lo, &hi);
         if (st == FZ_OK && resident)
             st = device_range(resident, &lo, &hi);
+        return st == FZ_OK ? set_range(lo, hi) : st;
+    }
+
+    /* Streams, events and CUB temp of the overlapped range. */
+    cudaError_t reserve_range_overlap() {
+        uint64_t first, n, first_byte, bytes;
+        fz_plan_batch(&plan, 0, &first, &n, &first_byte, &bytes);
+        cudaError_t e = pl.reserve_upload(resident);
+        if (e == cudaSuccess)
+            e = grow(&pl.d_range_temp, &pl.have_range_temp,
+                     fz_gpu_values_range_temp_bytes(
+                         plan.h.dtype, bytes / fz_dtype_size(plan.h.dtype)),
+                     false);
+        return e;
+    }
+
+    /* Pinned input: batches [0, resident) go up back to back on the upload
+     * stream (landed[b] after each), and each one's range is reduced on
+     * the range stream once it has landed (ranged[b]). Nothing waits. */
+    fz_status queue_uploads() {
+        const uint32_t esize = fz_dtype_size(plan.h.dtype);
+        cudaError_t e = cudaSuccess;
+        for (uint64_t b = 0; e == cudaSuccess && b < resident; b++) {
+            uint64_t first, n, first_byte, bytes;
+            fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
+            uint8_t *to = pl.d_resident + b * stride;
+            e = cudaMemcpyAsync(to, src + first_byte, (size_t)bytes,
+                                cudaMemcpyHostToDevice, pl.upload);
+            if (e == cudaSuccess)
+                e = cudaEventRecord(pl.landed[b], pl.upload);
+            if (e == cudaSuccess)
+                e = cudaStreamWaitEvent(pl.ranger, pl.landed[b], 0);
+            if (e == cudaSuccess)
+                e = fz_gpu_values_range(
+                    plan.h.dtype, to, bytes / esize,
+                    reinterpret_cast<double *>(pl.d_ranges) + 2 * b,
+                    pl.d_range_temp, pl.have_range_temp, pl.ranger);
+            if (e == cudaSuccess)
+                e = cudaEventRecord(pl.ranged[b], pl.ranger);
+        }
+        return from_cuda(e);
+    }
+
+    /* Host range of batches [from, to). */
+    void host_range(uint64_t from, uint64_t to, double *lo, double *hi) {
+        if (from >= to)
+            return;
+        uint64_t first, n, begin, end, bytes;
+        fz_plan_batch(&plan, from, &first, &n, &begin, &bytes);
+        end = plan.h.original_bytes;
+        if (to < plan.batch_count)
+            fz_plan_batch(&plan, to, &first, &n, &end, &bytes);
+        const uint64_t esize = fz_dtype_size(plan.h.dtype);
+        double l = DBL_MAX, h = -DBL_MAX;
+        fz_value_range(plan.h.dtype, src + begin, (end - begin) / esize,
+                       pl.threads, &l, &h);
+        *lo = l < *lo ? l : *lo;
+        *hi = h > *hi ? h : *hi;
+    }
+
+    /* REL with pinned input (docs/PIPELINE.md): the range is taken from
+     * both ends at once. The uploads go up from the first batch while the
+     * host scans from the last one down, batch by batch, until it meets a
+     * batch that has landed: the device has (or is reducing) the ranges of
+     * every batch up to that one. So the bound is known about halfway
+     * through the uploads, and the batches already there are compressed
+     * while the rest go up (launch waits for landed[b]), instead of after
+     * the last upload. */
+    fz_status resolve_range_overlapped() {
+        fz_status st = queue_uploads();
+        double lo = DBL_MAX, hi = -DBL_MAX;
+        uint64_t gpu_part = resident; /* batches [0, gpu_part) on the device */
+        if (st == FZ_OK) {
+            host_range(resident, plan.batch_count, &lo, &hi); /* not resident */
+            for (; gpu_part > 0; gpu_part--) {
+                const cudaError_t e = cudaEventQuery(pl.landed[gpu_part - 1]);
+                if (e != cudaErrorNotReady)
+                    break; /* landed (or failed: the sync below says so) */
+                host_range(gpu_part - 1, gpu_part, &lo, &hi);
+            }
+            cudaGetLastError();
+        }
+        if (st == FZ_OK && gpu_part)
+            st = from_cuda(cudaEventSynchronize(pl.ranged[gpu_part - 1]));
+        const size_t bytes = (size_t)(gpu_part * 2 * sizeof(double));
+        double *lo_hi = static_cast<double *>(malloc(bytes ? bytes : 1));
+        if (st == FZ_OK && !lo_hi)
+            st = FZ_ERR_OUT_OF_MEMORY;
+        if (st == FZ_OK && gpu_part) /* ranged[] done: an idle copy engine */
+            st = from_cuda(
+                cudaMemcpy(lo_hi, pl.d_ranges, bytes, cudaMemcpyDeviceToHost));
+        for (uint64_t b = 0; st == FZ_OK && b < gpu_part; b++) {
+            lo = lo_hi[2 * b] < lo ? lo_hi[2 * b] : lo;
+            hi = lo_hi[2 * b + 1] > hi ? lo_hi[2 * b + 1] : hi;
+        }
+        free(lo_hi);
+        loaded = in_flight = true;
         return st == FZ_OK ? set_range(lo, hi) : st;
     }
 
@@ -804,6 +967,8 @@ struct Lease {
         for (Slot &s : pl->slots)
             if (s.allocated() && s.synchronize() != cudaSuccess)
                 keep = false;
+        if (pl->sync_upload() != cudaSuccess)
+            keep = false;
         pl->count = 0;
         if (keep) {
             cache_mutex.lock();
