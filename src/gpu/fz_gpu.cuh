@@ -209,7 +209,10 @@ static __device__ int fz_gpu_check_stream(const fz_gpu_args &a, fz_header *h) {
     const fz_header &e = a.expect;
     if (h->codec != e.codec)
         return FZS_PARAMS_MISMATCH;
-    if (h->codec_version != e.codec_version || h->chunk_bytes != e.chunk_bytes)
+    /* lorenzo (codec 4) still decodes version 1 streams */
+    const uint32_t oldest = h->codec == 4u ? 1u : e.codec_version;
+    if (h->codec_version < oldest || h->codec_version > e.codec_version ||
+        h->chunk_bytes != e.chunk_bytes)
         return FZS_CORRUPT_HEADER;
     for (int k = 0; k < 4; k++)
         if (h->codec_params[k] != e.codec_params[k])

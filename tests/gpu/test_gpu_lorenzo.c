@@ -15,6 +15,8 @@
  *  7. shapes whose predictor drops a dimension (a slab over 64 MiB).
  *  8. 20-bit codes with large alphabets (shared and global code books in
  *     the write kernels) and a partial last tile.
+ *  9. version 1 streams (tile corners coded as q) decode on the GPU to the
+ *     CPU's bytes; codec version 2 streams are what both encoders write.
  * Exits 77 (ctest: skipped) when no CUDA GPU is usable. */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -25,6 +27,7 @@
 #include "../../src/api/fz_internal.h"
 #include "../../src/codecs/lorenzo/lorenzo_xform.h"
 #include "../../src/codecs/lorenzo/lorenzo_huff.h"
+#include "../lorenzo_v1_streams.h"
 #include "gpu_test_util.h"
 #include "test_util.h"
 
@@ -599,6 +602,30 @@ static void group_damage(void) {
     }
 }
 
+/* Version 1 streams on the GPU: exactly the CPU's decode. */
+static void group_v1(void) {
+    const size_t count =
+        sizeof lorenzo_v1_streams / sizeof lorenzo_v1_streams[0];
+    for (size_t k = 0; k < count; k++) {
+        tu_context("version 1 stream %s", lorenzo_v1_streams[k].name);
+        const char *hex = lorenzo_v1_streams[k].hex;
+        const size_t size = strlen(hex) / 2;
+        uint8_t *s = (uint8_t *)tu_xmalloc(size);
+        for (size_t i = 0; i < size; i++) {
+            unsigned v = 0;
+            CHECK(sscanf(hex + 2 * i, "%2x", &v) == 1);
+            s[i] = (uint8_t)v;
+        }
+        const size_t bytes = (size_t)lorenzo_v1_streams[k].decoded_bytes;
+        uint8_t *want = (uint8_t *)tu_xmalloc(bytes);
+        size_t got = 0;
+        CHECK_OK(fz_decompress(s, size, want, bytes, NULL, &got));
+        CHECK_OK(decode_on(FZ_EXEC_GPU, s, size, want, bytes, 0));
+        free(want);
+        free(s);
+    }
+}
+
 int main(int argc, char **argv) {
     if (fz_gpu_count() == 0) {
         printf("SKIP: no CUDA GPU available (fz_gpu_count() == 0)\n");
@@ -618,6 +645,8 @@ int main(int argc, char **argv) {
         group_damage();
     if (all || !strcmp(group, "rle"))
         group_rle();
+    if (all || !strcmp(group, "v1"))
+        group_v1();
     if (all || !strcmp(group, "exceptions")) {
         group_exceptions();
         group_exception_damage();

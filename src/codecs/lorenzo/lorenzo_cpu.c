@@ -38,7 +38,8 @@ static uint64_t lorenzo_effective_bound(const fz_header *h, uint64_t abs_bits) {
 
 static int lorenzo_check_header(const fz_header *h) {
     const uint32_t r = h->codec_params[0];
-    if (h->codec_version != LZ_CODEC_VERSION || h->mode == 0 ||
+    if (h->codec_version < LZ_CODEC_VERSION_MIN ||
+        h->codec_version > LZ_CODEC_VERSION || h->mode == 0 ||
         r < LZ_RADIUS_MIN || r > LZ_RADIUS_MAX ||
         h->codec_params[1] | h->codec_params[2] | h->codec_params[3] ||
         h->chunk_bytes != lz_chunk_bytes(h))
@@ -214,6 +215,36 @@ static void lorenzo_partial_sums(const lz_geom *g, int32_t *v, uint64_t n) {
         prefix_axis(v, n, g->X * g->Y, n / (g->X * g->Y) + 1, g->tz);
 }
 
+/* Corner lattice extents of a chunk of n values (whole rows and planes). */
+static void corner_extents(const lz_geom *g, uint64_t n, uint64_t ext[3]) {
+    ext[0] = g->pd == 1 ? n : g->X;
+    ext[1] = g->pd == 1 ? 1 : g->pd == 2 ? n / g->X : g->Y;
+    ext[2] = g->pd == 3 ? n / (g->X * g->Y) : 1;
+}
+
+/* Version 2 (lz_corner_terms): encode = 1 replaces each corner's q (its
+ * in-tile residual) by its residual on the corner lattice, from the last
+ * corner to the first so that every prediction reads q; encode = 0 is the
+ * inverse, first to last, so that every prediction reads restored q. */
+static void corner_pass(const lz_geom *g, int32_t *v, uint64_t n, int encode) {
+    uint64_t ext[3];
+    corner_extents(g, n, ext);
+    const uint64_t cx = (ext[0] + g->tx - 1) / g->tx;
+    const uint64_t cy = (ext[1] + g->ty - 1) / g->ty;
+    const uint64_t cz = (ext[2] + g->tz - 1) / g->tz;
+    const uint64_t total = cx * cy * cz;
+    for (uint64_t k = 0; k < total; k++) {
+        const uint64_t c = encode ? total - 1 - k : k;
+        const uint64_t x = (c % cx) * g->tx, y = (c / cx % cy) * g->ty,
+                       z = c / (cx * cy) * g->tz;
+        const uint64_t i = (z * ext[1] + y) * ext[0] + x;
+        lz_corner_terms t;
+        lz_corner_terms_at(g, x, y, z, &t);
+        const uint32_t p = (uint32_t)lz_corner_prediction(&t, v, i);
+        v[i] = (int32_t)(encode ? (uint32_t)v[i] - p : (uint32_t)v[i] + p);
+    }
+}
+
 static void quant_codes(lz_work *w, uint64_t n, uint32_t radius) {
     w->nout = 0;
     for (uint64_t i = 0; i < n; i++) {
@@ -311,6 +342,7 @@ static size_t encode_chunk(const fz_header *h, const void *src, uint64_t n,
     if (bound_of(h) == 0.0) /* REL of constant data: nothing to gain */
         goto verbatim;
     lorenzo_residuals(&g, w->q, n);
+    corner_pass(&g, w->q, n, 1); /* the encoder writes LZ_CODEC_VERSION */
     quant_codes(w, n, radius);
 
     uint64_t runs = count_runs(w->codes, n);
@@ -473,6 +505,8 @@ static int decode_chunk(const fz_header *h, const uint8_t *src, size_t size,
     if (s != FZS_OK)
         return s;
     const lz_geom g = lz_geometry(h);
+    if (h->codec_version >= 2)
+        corner_pass(&g, v, n, 0);
     lorenzo_partial_sums(&g, v, n);
     return write_values(h, v, n, exc, nexc, dst);
 }

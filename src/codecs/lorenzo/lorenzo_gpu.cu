@@ -1230,6 +1230,62 @@ __global__ void __launch_bounds__(kTileThreads, kDecodeBoxBlocks)
         atomicAdd(&cd->hash, hash);
 }
 
+/* Version 2: the tile corners' lattice residuals back to q, before the
+ * in-tile prefix sums: prefix sums over the lattice of tile corners along
+ * x, then y, then z (the inverse of lz_corner_terms' Lorenzo prediction),
+ * one block per chunk, a warp per lattice line in runs of 32 corners
+ * (warp scans with a carry). The lattice is small (a corner per 256 or
+ * 2048 values), its loads are few and strided. */
+__device__ void corner_line_scan(int32_t *q, uint32_t start, uint32_t step,
+                                 uint32_t len) {
+    const uint32_t lane = threadIdx.x & 31;
+    uint32_t carry = 0;
+    for (uint32_t s = 0; s < len; s += 32) {
+        const uint32_t k = s + lane;
+        const uint64_t at = start + (uint64_t)k * step;
+        uint32_t v = k < len ? (uint32_t)q[at] : 0u;
+#pragma unroll
+        for (uint32_t d = 1; d < 32; d <<= 1) {
+            const uint32_t u = __shfl_up_sync(FZ_FULL_MASK, v, d);
+            v += lane >= d ? u : 0u;
+        }
+        v += carry;
+        if (k < len)
+            q[at] = (int32_t)v;
+        carry = __shfl_sync(FZ_FULL_MASK, v, 31);
+    }
+}
+
+__global__ void __launch_bounds__(kTileThreads)
+    decode_corners_kernel(const fz_gpu_args a, const Work w, uint32_t es) {
+    ChunkDecode *cd;
+    /* the stream's version (validated by the head kernel), not expect's */
+    if (!chunk_live(w, &cd) || a.src[FZ_OFF_CODEC_VERSION] < 2)
+        return; /* block-uniform */
+    const ChunkSpan sp = chunk_span(a.expect, blockIdx.x, es);
+    const lz_geom g = lz_geometry(&a.expect);
+    const BoxGeom bg = box_geom(a.expect, sp.n);
+    const uint32_t ext[3] = {bg.Xc, bg.Yc, bg.Zc};
+    const uint32_t tile[3] = {g.tx, g.ty, g.tz};
+    const uint32_t stride[3] = {g.tx, g.ty * bg.Xc, g.tz * bg.Xc * bg.Yc};
+    uint32_t cnt[3];
+    for (int d = 0; d < 3; d++)
+        cnt[d] = ext[d] ? (ext[d] + tile[d] - 1) / tile[d] : 0u;
+    int32_t *q = w.q + sp.first;
+    const uint32_t warp = threadIdx.x >> 5;
+    for (int axis = 0; axis < (int)g.pd; axis++) {
+        /* the two other axes span the lines of this one */
+        const int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
+        const uint32_t lines = cnt[u] * cnt[v];
+        for (uint32_t l = warp; l < lines; l += kTileWarps) {
+            const uint32_t start =
+                (l % cnt[u]) * stride[u] + (l / cnt[u]) * stride[v];
+            corner_line_scan(q, start, stride[axis], cnt[axis]);
+        }
+        __syncthreads(); /* the next axis reads this one's sums */
+    }
+}
+
 /* The fused decoding for the header's predictor dimensionality. */
 template <int ES>
 void launch_decode_box(const fz_gpu_args &a, const Work &w, dim3 grid,
@@ -1486,6 +1542,38 @@ __device__ void hist_add(bool shared_hist, uint32_t *sh, uint32_t *global,
  * shared memory fit, 62.5% occupancy. */
 constexpr int kQuantBlocks = 5;
 
+/* Whether value j of thread t of a box is a tile corner (lz_is_corner):
+ * boxes start on tile borders, so this follows from t and j (BoxShape). */
+template <int PD> __device__ bool corner_lane(uint32_t t, uint32_t j) {
+    if (PD == 1)
+        return t == 0; /* x = t + 256 j */
+    if (PD == 2)
+        return j == 0 && (t & (LZ_TILE2 - 1)) == 0; /* y = j, x = t */
+    return j == 0 && t < BoxShape<3>::BX && (t & (LZ_TILE3X - 1)) == 0;
+}
+
+/* Version 2: the lattice prediction of corner i (lz_corner_terms) from
+ * the q of the corners before it, prequantized again from the input (a
+ * few values per tile: cheaper than a pass over q). */
+template <int ES>
+__device__ int32_t corner_prediction(const fz_header &h,
+                                     const typename Val<ES>::U *src,
+                                     const lz_quant &z, uint32_t i) {
+    const lz_geom g = lz_geometry(&h);
+    uint64_t x, y, zc;
+    lz_coords(&g, i, &x, &y, &zc);
+    lz_corner_terms t;
+    lz_corner_terms_at(&g, x, y, zc, &t);
+    uint32_t p = 0;
+    for (uint32_t k = 0; k < t.count; k++) {
+        int32_t q;
+        typename Val<ES>::U r;
+        Val<ES>::quant(__ldg(src + (i - t.back[k])), z, &q, &r);
+        p += t.sign[k] > 0 ? (uint32_t)q : 0u - (uint32_t)q;
+    }
+    return (int32_t)p;
+}
+
 /* Grid (chunk, boxes strided): prequantization, checksums of what
  * decoding returns and of the input (summed per chunk), the box's
  * partial Lorenzo residuals in shared memory, then quant codes, the
@@ -1515,6 +1603,7 @@ __global__ void __launch_bounds__(kTileThreads, kQuantBlocks)
         return;
     const lz_quant z = lz_quant_of(double_of(a.scratch->bound_eff_bits));
     const bool coded = z.eb != 0.0; /* else verbatim: checksums only */
+    const bool corners = a.expect.codec_version >= 2;
     const uint32_t R = a.expect.codec_params[0], nsym = w.nsym;
     const bool shared_hist = nsym <= kSharedHist;
     uint32_t *chunk_hist = w.hist + (uint64_t)blockIdx.x * nsym;
@@ -1577,6 +1666,10 @@ __global__ void __launch_bounds__(kTileThreads, kQuantBlocks)
                     d -= L.bx ? sq[k - 1] : 0;
                 if (PD == 3)
                     d -= (j & 1) || L.by_even ? sq[k - S::BX] : 0;
+                if (corners && corner_lane<PD>(t, j) && valid)
+                    d = (int32_t)((uint32_t)d -
+                                  (uint32_t)corner_prediction<ES>(
+                                      a.expect, src, z, L.index(j)));
                 const uint32_t code = lz_code_of(d, R);
                 if (valid)
                     __stcg(lane_codes + o, (unsigned short)code);
@@ -2602,6 +2695,7 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
     err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
+    decode_corners_kernel<<<C, kTileThreads, 0, stream>>>(*a, w, f32 ? 4u : 8u);
     const dim3 per_box = box_grid(h);
     if (f32) {
         launch_decode_box<4>(*a, w, per_box, stream);
