@@ -1552,24 +1552,32 @@ template <int PD> __device__ bool corner_lane(uint32_t t, uint32_t j) {
     return j == 0 && t < BoxShape<3>::BX && (t & (LZ_TILE3X - 1)) == 0;
 }
 
-/* Version 2: the lattice prediction of corner i (lz_corner_terms) from
- * the q of the corners before it, prequantized again from the input (a
- * few values per tile: cheaper than a pass over q). */
-template <int ES>
-__device__ int32_t corner_prediction(const fz_header &h,
-                                     const typename Val<ES>::U *src,
-                                     const lz_quant &z, uint32_t i) {
-    const lz_geom g = lz_geometry(&h);
-    uint64_t x, y, zc;
-    lz_coords(&g, i, &x, &y, &zc);
-    lz_corner_terms t;
-    lz_corner_terms_at(&g, x, y, zc, &t);
+/* Version 2: the lattice prediction of corner i at chunk coordinates
+ * (x, y, zc) (lz_corner_terms) from the q of the corners before it,
+ * prequantized again from the input (a few values per tile: cheaper than
+ * a pass over q). Unrolled per PD with compile-time tile extents and no
+ * arrays, so the kernel's stack and hot-loop registers stay as they were;
+ * only corner lanes get here. */
+template <int ES, int PD>
+__device__ int32_t corner_prediction(const typename Val<ES>::U *src,
+                                     const lz_quant &z, uint32_t i, uint32_t x,
+                                     uint32_t y, uint32_t zc, uint32_t Xc,
+                                     uint32_t Yc) {
+    constexpr uint32_t tx = BoxShape<PD>::TX, ty = BoxShape<PD>::BY,
+                       tz = BoxShape<PD>::BZ;
     uint32_t p = 0;
-    for (uint32_t k = 0; k < t.count; k++) {
+#pragma unroll
+    for (uint32_t m = 1; m < (1u << PD); m++) {
+        const bool ux = m & 1, uy = m & 2, uz = m & 4;
+        if ((ux && x < tx) || (uy && y < ty) || (uz && zc < tz))
+            continue;
+        const uint32_t back =
+            (ux ? tx : 0u) + (uy ? ty * Xc : 0u) + (uz ? tz * Xc * Yc : 0u);
         int32_t q;
         typename Val<ES>::U r;
-        Val<ES>::quant(__ldg(src + (i - t.back[k])), z, &q, &r);
-        p += t.sign[k] > 0 ? (uint32_t)q : 0u - (uint32_t)q;
+        Val<ES>::quant(__ldg(src + (i - back)), z, &q, &r);
+        /* lz_corner_terms' sign: + for an odd number of axes */
+        p += (ux ^ uy ^ uz) ? (uint32_t)q : 0u - (uint32_t)q;
     }
     return (int32_t)p;
 }
@@ -1666,10 +1674,14 @@ __global__ void __launch_bounds__(kTileThreads, kQuantBlocks)
                     d -= L.bx ? sq[k - 1] : 0;
                 if (PD == 3)
                     d -= (j & 1) || L.by_even ? sq[k - S::BX] : 0;
-                if (corners && corner_lane<PD>(t, j) && valid)
+                if (corners && corner_lane<PD>(t, j) && valid) {
+                    const uint32_t ci = L.index(j);
                     d = (int32_t)((uint32_t)d -
-                                  (uint32_t)corner_prediction<ES>(
-                                      a.expect, src, z, L.index(j)));
+                                  (uint32_t)corner_prediction<ES, PD>(
+                                      src, z, ci, ci % bg.Xc,
+                                      ci / bg.Xc % bg.Yc, ci / (bg.Xc * bg.Yc),
+                                      bg.Xc, bg.Yc));
+                }
                 const uint32_t code = lz_code_of(d, R);
                 if (valid)
                     __stcg(lane_codes + o, (unsigned short)code);
