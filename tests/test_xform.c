@@ -309,12 +309,142 @@ static void test_header_hash_bit_flips(void) {
     cases_run++;
 }
 
+/* ---------------------------------------------- f32 quantizer vs. reference */
+/* The quantizer as Algorithm 2 states it, with branches: the branch-free
+ * sleek_quant32 (the GPU's per-value code) must give the same codes, and
+ * its reconstruction must be what sleek_dequant32 decodes. */
+static uint32_t reference_quant32(uint32_t bits, sleek_q32 q) {
+    const uint32_t B = 1u << 23, abs = bits & 0x7FFFFFFFu, e = abs >> 23;
+    uint32_t mag;
+    if (abs >= q.threshold) {
+        mag = abs - q.threshold + B;
+    } else if (e == 0) {
+        mag = abs ? q.lmax + abs : 0;
+    } else {
+        const uint32_t shift = q.thr_e - e;
+        const uint32_t mant = (abs & (B - 1)) | B;
+        mag = shift >= 26 ? 0 : (mant + (1u << (shift - 1))) >> shift;
+    }
+    if (mag == 0)
+        return 0;
+    return bits >> 31 ? 2 * mag - 1 : 2 * mag;
+}
+
+static uint32_t quant32_mismatches(uint32_t bits, sleek_q32 q) {
+    uint32_t recon = 0xDEADBEEFu;
+    const uint32_t code = sleek_quant32_recon(bits, q, &recon);
+    return (code != reference_quant32(bits, q)) +
+           (code != sleek_quant32(bits, q)) +
+           (recon != sleek_dequant32(code, q));
+}
+
+/* Every k, every exponent and sign, the mantissas around each rounding
+ * point and a few random ones; then random patterns. */
+static void test_quant32_reference(void) {
+    tu_rng r = tu_rng_make(23);
+    for (int32_t k = SLEEK_Q32_KMIN; k <= SLEEK_Q32_KMAX; k++) {
+        const sleek_q32 q = sleek_q32_make(k);
+        tu_context("f32 quantizer vs reference, k = %d", (int)k);
+        uint64_t bad = 0;
+        for (uint32_t e = 0; e < 256; e++) {
+            for (uint32_t sign = 0; sign < 2; sign++) {
+                const uint32_t top = sign << 31 | e << 23;
+                for (uint32_t m = 0; m < 8; m++) {
+                    bad += quant32_mismatches(top | m, q);
+                    bad += quant32_mismatches(top | (0x7FFFFFu - m), q);
+                    bad += quant32_mismatches(top | (tu_next32(&r) >> 9), q);
+                }
+                for (uint32_t b = 0; b < 23; b++) /* half a bin, +-1 */
+                    for (uint32_t d = 0; d < 3; d++)
+                        bad += quant32_mismatches(
+                            top | (((1u << b) + d - 1) & 0x7FFFFFu), q);
+            }
+        }
+        for (int i = 0; i < 4096; i++)
+            bad += quant32_mismatches(tu_next32(&r), q);
+        CHECK_EQ_U64(bad, 0);
+    }
+    cases_run++;
+}
+
+/* The same for binary64, on a spread of k (all of them would take long). */
+static uint64_t reference_quant64(uint64_t bits, sleek_q64 q) {
+    const uint64_t B = (uint64_t)1 << 52, abs = bits & 0x7FFFFFFFFFFFFFFFull;
+    const uint32_t e = (uint32_t)(abs >> 52);
+    uint64_t mag;
+    if (abs >= q.threshold) {
+        mag = abs - q.threshold + B;
+    } else if (e == 0) {
+        mag = abs ? q.lmax + abs : 0;
+    } else {
+        const uint32_t shift = q.thr_e - e;
+        const uint64_t mant = (abs & (B - 1)) | B;
+        mag = shift >= 55 ? 0 : (mant + ((uint64_t)1 << (shift - 1))) >> shift;
+    }
+    if (mag == 0)
+        return 0;
+    return bits >> 63 ? 2 * mag - 1 : 2 * mag;
+}
+
+static uint32_t quant64_mismatches(uint64_t bits, sleek_q64 q) {
+    uint64_t recon = 0xDEADBEEFu;
+    const uint64_t code = sleek_quant64_recon(bits, q, &recon);
+    return (code != reference_quant64(bits, q)) +
+           (code != sleek_quant64(bits, q)) +
+           (recon != sleek_dequant64(code, q));
+}
+
+static void test_quant64_reference(void) {
+    tu_rng r = tu_rng_make(29);
+    const int32_t ks[] = {SLEEK_Q64_KMIN,
+                          SLEEK_Q64_KMIN + 1,
+                          -1023,
+                          -1022,
+                          -1021,
+                          -600,
+                          -60,
+                          -30,
+                          -1,
+                          0,
+                          1,
+                          52,
+                          500,
+                          SLEEK_Q64_KMAX - 1,
+                          SLEEK_Q64_KMAX};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        const sleek_q64 q = sleek_q64_make(ks[i]);
+        tu_context("f64 quantizer vs reference, k = %d", (int)ks[i]);
+        uint64_t bad = 0;
+        for (uint64_t e = 0; e < 2048; e++) {
+            for (uint64_t sign = 0; sign < 2; sign++) {
+                const uint64_t top = sign << 63 | e << 52;
+                const uint64_t m_all = ((uint64_t)1 << 52) - 1;
+                for (uint64_t m = 0; m < 4; m++) {
+                    bad += quant64_mismatches(top | m, q);
+                    bad += quant64_mismatches(top | (m_all - m), q);
+                    bad += quant64_mismatches(top | (tu_next(&r) >> 12), q);
+                }
+                for (uint32_t b = 0; b < 52; b++) /* half a bin, +-1 */
+                    for (uint64_t d = 0; d < 3; d++)
+                        bad += quant64_mismatches(
+                            top | ((((uint64_t)1 << b) + d - 1) & m_all), q);
+            }
+        }
+        for (int j = 0; j < 4096; j++)
+            bad += quant64_mismatches(tu_next(&r), q);
+        CHECK_EQ_U64(bad, 0);
+    }
+    cases_run++;
+}
+
 int main(void) {
     test_specific_values();
     test_leading_zeros_near_one();
     test_widths();
     test_xform64_patterns();
     test_xform32_all_patterns();
+    test_quant32_reference();
+    test_quant64_reference();
     test_hash_single_bit_flips();
     test_hash_double_bit_flips();
     test_hash_word_swaps();

@@ -38,30 +38,13 @@ template <> struct Word<uint64_t> {
 };
 
 /* The per-value mapping of a launch: lossless transform or quantizer.
- * Kernels instantiated without lossy support fold `lossless` to true. */
+ * Compression instantiates it with a constant `lossless`, so per-value
+ * code never tests it. */
 template <typename T> struct Map;
-/* 2^e as float / double for a normal exponent (garbage otherwise: callers
- * only use it when `fast`). */
-__device__ inline float pow2f(int32_t e) {
-    uint32_t b = (uint32_t)(e + 127) << 23;
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-__device__ inline double pow2d(int32_t e) {
-    uint64_t b = (uint64_t)(e + 1023) << 52;
-    double d;
-    memcpy(&d, &b, sizeof d);
-    return d;
-}
-
 template <> struct Map<uint32_t> {
-    bool lossless, fast;
+    bool lossless;
     sleek_q32 q;
-    float scale; /* 2 eps as a float, when it is a normal number */
-    __device__ Map(bool l, int32_t k)
-        : lossless(l), fast(k + 1 >= -126), q(sleek_q32_make(k)),
-          scale(pow2f(k + 1)) {}
+    __device__ Map(bool l, int32_t k) : lossless(l), q(sleek_q32_make(k)) {}
     __device__ uint32_t fwd(uint32_t x) const {
         return lossless ? sleek_fwd32(x) : sleek_quant32(x, q);
     }
@@ -71,24 +54,16 @@ template <> struct Map<uint32_t> {
     __device__ bool valid(uint32_t x) const {
         return lossless || sleek_code_valid32(x, q);
     }
-    /* inv() for the encoder's checksum, bit-identical: a bin (<= 2^23) times
-     * a normal power of two is exact in float arithmetic (the product is a
-     * multiple of 2^-126 and at most T <= 2^127), so one conversion and one
-     * multiplication replace the integer reconstruction. */
-    __device__ uint32_t recon(uint32_t x) const {
-        const uint32_t sign = x & 1u, mag = (x >> 1) + sign;
-        if (lossless || !fast || mag > (1u << 23))
-            return inv(x);
-        return __float_as_uint(__fmul_rn((float)mag, scale)) | sign << 31;
+    /* The quantizer's code, and in *r what decoding returns for it (for the
+     * encoder's checksum; no dequantization of the code). */
+    __device__ uint32_t quant_recon(uint32_t x, uint32_t *r) const {
+        return sleek_quant32_recon(x, q, r);
     }
 };
 template <> struct Map<uint64_t> {
-    bool lossless, fast;
+    bool lossless;
     sleek_q64 q;
-    double scale;
-    __device__ Map(bool l, int32_t k)
-        : lossless(l), fast(k + 1 >= -1022), q(sleek_q64_make(k)),
-          scale(pow2d(k + 1)) {}
+    __device__ Map(bool l, int32_t k) : lossless(l), q(sleek_q64_make(k)) {}
     __device__ uint64_t fwd(uint64_t x) const {
         return lossless ? sleek_fwd64(x) : sleek_quant64(x, q);
     }
@@ -98,12 +73,8 @@ template <> struct Map<uint64_t> {
     __device__ bool valid(uint64_t x) const {
         return lossless || sleek_code_valid64(x, q);
     }
-    __device__ uint64_t recon(uint64_t x) const {
-        const uint64_t sign = x & 1u, mag = (x >> 1) + sign;
-        if (lossless || !fast || mag > ((uint64_t)1 << 52))
-            return inv(x);
-        return (uint64_t)__double_as_longlong(__dmul_rn((double)mag, scale)) |
-               sign << 63;
+    __device__ uint64_t quant_recon(uint64_t x, uint64_t *r) const {
+        return sleek_quant64_recon(x, q, r);
     }
 };
 
@@ -179,12 +150,14 @@ template <> struct TrackedRange<uint32_t> {
                      (uint32_t)~order_key(__float_as_uint(lo)));
     }
 };
+/* Double fmin/fmax cost about ten instructions each (NaN quieting); a
+ * compare and a select ignore NaN just as well (it compares false). */
 template <> struct TrackedRange<uint64_t> {
     double lo = HUGE_VAL, hi = -HUGE_VAL;
     __device__ void add(uint64_t b) {
         const double f = __longlong_as_double((long long)b);
-        lo = fmin(lo, f);
-        hi = fmax(hi, f);
+        lo = f < lo ? f : lo;
+        hi = f > hi ? f : hi;
     }
     __device__ void publish(fz_gpu_scratch *s) const {
         publish_keys(s, order_key((uint64_t)__double_as_longlong(hi)),
@@ -318,9 +291,9 @@ __device__ void store_lane(uint8_t *out, uint32_t nvals, int s,
 /* Partial checksum of this lane's values of its warp's subchunks: word
  * positions are value indices (x2 for f64). Full chunks skip the bounds
  * test, which is a large share of the per-value work. */
-template <typename T, bool RECONSTRUCT>
+template <typename T>
 __device__ uint32_t lane_hash(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
-                              uint32_t nvals, const Map<T> &map) {
+                              uint32_t nvals) {
     typedef Layout<T> L;
     const uint32_t base =
         (threadIdx.x >> 5) * kSubsPerWarp * L::V + (threadIdx.x & 31) * L::VPL;
@@ -330,17 +303,14 @@ __device__ uint32_t lane_hash(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
         for (int j = 0; j < kSubsPerWarp; j++)
 #pragma unroll
             for (int e = 0; e < L::VPL; e++)
-                h += Word<T>::hash(RECONSTRUCT ? map.recon(v[j][e]) : v[j][e],
-                                   base + j * L::V + e);
+                h += Word<T>::hash(v[j][e], base + j * L::V + e);
     } else {
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++)
 #pragma unroll
             for (int e = 0; e < L::VPL; e++)
                 if (base + j * L::V + e < nvals)
-                    h += Word<T>::hash(RECONSTRUCT ? map.recon(v[j][e])
-                                                   : v[j][e],
-                                       base + j * L::V + e);
+                    h += Word<T>::hash(v[j][e], base + j * L::V + e);
     }
     return h;
 }
@@ -354,6 +324,14 @@ __device__ void lane_range(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
     const uint32_t base =
         (threadIdx.x >> 5) * kSubsPerWarp * L::V + (threadIdx.x & 31) * L::VPL;
     const bool full = nvals == SLEEK_CHUNK_BYTES / sizeof(T);
+    if (sizeof(T) == 8 && full) { /* predicated f64 selects need moves */
+#pragma unroll
+        for (int j = 0; j < kSubsPerWarp; j++)
+#pragma unroll
+            for (int e = 0; e < L::VPL; e++)
+                range->add(v[j][e]);
+        return;
+    }
 #pragma unroll
     for (int j = 0; j < kSubsPerWarp; j++)
 #pragma unroll
@@ -496,20 +474,69 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
  * block leaves at once unless the check asked for it). */
 enum Pass { kPlain, kTrack, kRedo };
 
-template <typename T, bool LOSSY, Pass PASS = kPlain>
-__global__ void __launch_bounds__(kThreads, 4)
-    sleek_compress_kernel(const fz_gpu_args a) {
+/* Transform this lane's values of its warp's subchunks in place and store
+ * the subchunk widths. HASH (quantizing with checksums): also hash what
+ * decoding returns, computed with the code, for every value including the
+ * +0.0 padding of a partial chunk (padding_hash takes that back out). */
+template <typename T, bool HASH>
+__device__ void transform_lane(T (&v)[kSubsPerWarp][Layout<T>::VPL],
+                               const Map<T> &map, CompressShared &bs,
+                               uint32_t (&width)[kSubsPerWarp],
+                               uint32_t *hsum) {
     typedef Layout<T> L;
-    if (PASS == kRedo && !a.scratch->redo)
-        return;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t base = warp * kSubsPerWarp * L::V + lane * L::VPL;
+    uint32_t h = 0;
+#pragma unroll
+    for (int j = 0; j < kSubsPerWarp; j++) {
+        T any = 0;
+#pragma unroll
+        for (int e = 0; e < L::VPL; e++) {
+            if (HASH) {
+                T r;
+                v[j][e] = map.quant_recon(v[j][e], &r);
+                h += Word<T>::hash(r, base + j * L::V + e);
+            } else {
+                v[j][e] = map.fwd(v[j][e]);
+            }
+            any |= v[j][e];
+        }
+        const T all = Word<T>::warp_or(any);
+        width[j] = L::TB - (sizeof(T) == 4 ? fz_clz32((uint32_t)all)
+                                           : fz_clz64((uint64_t)all));
+        if (lane == 0)
+            bs.widths[warp * kSubsPerWarp + j] = (uint8_t)width[j];
+    }
+    *hsum = h;
+}
+
+/* The hash terms of this lane's padding positions (index >= nvals), whose
+ * values are +0.0 and decode to +0.0. */
+template <typename T> __device__ uint32_t padding_hash(uint32_t nvals) {
+    typedef Layout<T> L;
+    const uint32_t base =
+        (threadIdx.x >> 5) * kSubsPerWarp * L::V + (threadIdx.x & 31) * L::VPL;
+    uint32_t h = 0;
+#pragma unroll
+    for (int j = 0; j < kSubsPerWarp; j++)
+#pragma unroll
+        for (int e = 0; e < L::VPL; e++)
+            if (base + j * L::V + e >= nvals)
+                h += Word<T>::hash(0, base + j * L::V + e);
+    return h;
+}
+
+/* The compression loop of one launch; QUANT: the quantizer (the lossy
+ * bound resolved on the device), else the lossless transform. A template
+ * parameter so that no per-value code tests the mapping. */
+template <typename T, bool QUANT, Pass PASS>
+__device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
+    typedef Layout<T> L;
     extern __shared__ __align__(16) uint8_t smem_raw[];
     CompressShared &bs = *reinterpret_cast<CompressShared *>(smem_raw);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const fz_header &h = a.expect;
-    /* lossy launches read the bound resolved on the device (REL needs the
-     * data's range); it may still say lossless */
-    const Map<T> map(!LOSSY || a.scratch->bound_lossless,
-                     LOSSY ? a.scratch->bound_k : 0);
+    const Map<T> map(!QUANT, QUANT ? a.scratch->bound_k : 0);
     const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
     if (threadIdx.x == 0)
         bs.next = next_ticket(a);
@@ -543,26 +570,18 @@ __global__ void __launch_bounds__(kThreads, 4)
                       v[j]);
         if (PASS == kTrack)
             lane_range(v, nvals, &range);
+        /* hash of what decoding returns: the input when lossless */
         uint32_t hsum = 0;
-        if (checksums && map.lossless) /* hash of what decoding returns */
-            hsum = lane_hash<T, false>(v, nvals, map);
-#pragma unroll
-        for (int j = 0; j < kSubsPerWarp; j++) {
-            const int sub = warp * kSubsPerWarp + j;
-            T any = 0;
-#pragma unroll
-            for (int e = 0; e < L::VPL; e++) {
-                v[j][e] = map.fwd(v[j][e]);
-                any |= v[j][e];
-            }
-            const T all = Word<T>::warp_or(any);
-            width[j] = L::TB - (sizeof(T) == 4 ? fz_clz32((uint32_t)all)
-                                               : fz_clz64((uint64_t)all));
-            if (lane == 0)
-                bs.widths[sub] = (uint8_t)width[j];
+        if (!QUANT && checksums)
+            hsum = lane_hash<T>(v, nvals);
+        if (QUANT && checksums) {
+            transform_lane<T, true>(v, map, bs, width, &hsum);
+            if (nvals < SLEEK_CHUNK_BYTES / sizeof(T))
+                hsum -= padding_hash<T>(nvals);
+        } else {
+            uint32_t unused;
+            transform_lane<T, false>(v, map, bs, width, &unused);
         }
-        if (LOSSY && checksums && !map.lossless)
-            hsum = lane_hash<T, true>(v, nvals, map); /* the reconstruction */
         /* after this barrier every thread holds its values: `out` is free */
         const uint32_t chunk_hash = block_sum_to_thread0(hsum, bs.hash);
         uint32_t my_off;
@@ -620,6 +639,19 @@ __global__ void __launch_bounds__(kThreads, 4)
     }
     if (PASS == kTrack)
         range.publish(a.scratch);
+}
+
+template <typename T, bool LOSSY, Pass PASS = kPlain>
+__global__ void __launch_bounds__(kThreads, 4)
+    sleek_compress_kernel(const fz_gpu_args a) {
+    if (PASS == kRedo && !a.scratch->redo)
+        return;
+    /* lossy launches read the bound resolved on the device (REL needs the
+     * data's range); it may still say lossless */
+    if (LOSSY && !a.scratch->bound_lossless)
+        compress_chunks<T, true, PASS>(a);
+    else
+        compress_chunks<T, false, PASS>(a);
 }
 
 /* Decode prefetch: chunk c's stored bytes into a stage, in 16/8/4-byte
@@ -762,7 +794,7 @@ __global__ void __launch_bounds__(kThreads, 4)
             }
         }
         const uint32_t hsum =
-            a.verify && checksums ? lane_hash<T, false>(v, nvals, map) : 0;
+            a.verify && checksums ? lane_hash<T>(v, nvals) : 0;
         uint8_t *out = a.dst + c * SLEEK_CHUNK_BYTES;
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++)

@@ -138,44 +138,105 @@ static FZ_HD sleek_q64 sleek_q64_make(int32_t k) {
     return q;
 }
 
-static FZ_HD uint32_t sleek_fold32(uint32_t mag, uint32_t sign) {
-    uint32_t raw = (mag << 1) | (sign ^ 1u);
-    return raw ? raw - 1 : 0;
+/* Shifts by s that give 0 for s >= the word size, as the device's clamping
+ * shifts do (the host spells the test out). */
+static FZ_HD uint32_t sleek_shr32_sat(uint32_t x, uint32_t s) {
+#if defined(__CUDA_ARCH__)
+    return __funnelshift_rc(x, 0u, s);
+#else
+    return s < 32 ? x >> s : 0;
+#endif
 }
-static FZ_HD uint64_t sleek_fold64(uint64_t mag, uint64_t sign) {
-    uint64_t raw = (mag << 1) | (sign ^ 1u);
-    return raw ? raw - 1 : 0;
+static FZ_HD uint32_t sleek_shl32_sat(uint32_t x, uint32_t s) {
+#if defined(__CUDA_ARCH__)
+    return __funnelshift_lc(0u, x, s);
+#else
+    return s < 32 ? x << s : 0;
+#endif
 }
 
-static FZ_HD uint32_t sleek_quant32(uint32_t bits, sleek_q32 q) {
-    const uint32_t B = 1u << 23, abs = bits & 0x7FFFFFFFu, e = abs >> 23;
-    uint32_t mag;
-    if (abs >= q.threshold) {
-        mag = abs - q.threshold + B;
-    } else if (e == 0) {
-        mag = abs ? q.lmax + abs : 0; /* subnormals kept exact */
-    } else {
-        const uint32_t shift = q.thr_e - e; /* >= 1 */
-        const uint32_t mant = (abs & (B - 1)) | B;
-        mag = shift >= 26 ? 0 : (mant + (1u << (shift - 1))) >> shift;
+/* Sign into the LSB with -0 folded onto +0: 2 mag, or 2 mag - 1 for a
+ * negative nonzero magnitude (the unsigned min turns 0 - 1 back into 0;
+ * mag < 2^31 so 2 mag does not wrap). */
+static FZ_HD uint32_t sleek_fold32(uint32_t mag, uint32_t sign) {
+    const uint32_t twice = mag << 1, signed_code = twice - sign;
+    return signed_code < twice ? signed_code : twice;
+}
+static FZ_HD uint64_t sleek_fold64(uint64_t mag, uint64_t sign) {
+    const uint64_t twice = mag << 1, signed_code = twice - sign;
+    return signed_code < twice ? signed_code : twice;
+}
+
+/* Branch-free, as the GPU runs it per value. Below T, with shift = thr_e - e
+ * >= 1: round(mant / 2^shift) = ((mant >> (shift - 1)) + 1) >> 1, which is
+ * 0 for every shift >= 25 once the shift saturates; at or above T the
+ * shift count wraps and the bin is not used. When recon is not NULL it
+ * receives the bits sleek_dequant32 returns for the code: the value itself
+ * when kept exact, +0 for a zero magnitude, else bin * 2 eps built on the
+ * value's own exponent field (bin << shift is the rounded significand, a
+ * rounding carry lifting the exponent by one as it must). */
+static FZ_HD uint32_t sleek_quant32_recon(uint32_t bits, sleek_q32 q,
+                                          uint32_t *recon) {
+    const uint32_t B = 1u << 23, abs = bits & 0x7FFFFFFFu;
+    const uint32_t half_shift = q.thr_e - 1 - (abs >> 23);
+    const uint32_t halves =
+        sleek_shr32_sat((abs & (B - 1)) | B, half_shift) + 1;
+    const int kept = abs >= q.threshold || abs < B;
+    uint32_t mag = abs >= q.threshold ? abs - q.threshold + B : halves >> 1;
+    if (abs < B) /* zero, or a subnormal kept exact */
+        mag = abs ? q.lmax + abs : 0;
+    if (recon) {
+        const uint32_t binned = (bits & 0xFF800000u) - B +
+                                sleek_shl32_sat(halves & ~1u, half_shift);
+        *recon = mag == 0 ? 0 : kept ? bits : binned;
     }
     return sleek_fold32(mag, bits >> 31);
 }
 
-static FZ_HD uint64_t sleek_quant64(uint64_t bits, sleek_q64 q) {
+static FZ_HD uint32_t sleek_quant32(uint32_t bits, sleek_q32 q) {
+    return sleek_quant32_recon(bits, q, 0);
+}
+
+static FZ_HD uint64_t sleek_shr64_sat(uint64_t x, uint32_t s) {
+#if defined(__CUDA_ARCH__)
+    uint64_t r; /* PTX clamps shift counts above 64 to 64 */
+    asm("shr.b64 %0, %1, %2;" : "=l"(r) : "l"(x), "r"(s));
+    return r;
+#else
+    return s < 64 ? x >> s : 0;
+#endif
+}
+static FZ_HD uint64_t sleek_shl64_sat(uint64_t x, uint32_t s) {
+#if defined(__CUDA_ARCH__)
+    uint64_t r;
+    asm("shl.b64 %0, %1, %2;" : "=l"(r) : "l"(x), "r"(s));
+    return r;
+#else
+    return s < 64 ? x << s : 0;
+#endif
+}
+
+/* sleek_quant32_recon for binary64 (bins are 0 for every shift >= 54). */
+static FZ_HD uint64_t sleek_quant64_recon(uint64_t bits, sleek_q64 q,
+                                          uint64_t *recon) {
     const uint64_t B = (uint64_t)1 << 52, abs = bits & 0x7FFFFFFFFFFFFFFFull;
-    const uint32_t e = (uint32_t)(abs >> 52);
-    uint64_t mag;
-    if (abs >= q.threshold) {
-        mag = abs - q.threshold + B;
-    } else if (e == 0) {
+    const uint32_t half_shift = q.thr_e - 1 - (uint32_t)(abs >> 52);
+    const uint64_t halves =
+        sleek_shr64_sat((abs & (B - 1)) | B, half_shift) + 1;
+    const int kept = abs >= q.threshold || abs < B;
+    uint64_t mag = abs >= q.threshold ? abs - q.threshold + B : halves >> 1;
+    if (abs < B) /* zero, or a subnormal kept exact */
         mag = abs ? q.lmax + abs : 0;
-    } else {
-        const uint32_t shift = q.thr_e - e;
-        const uint64_t mant = (abs & (B - 1)) | B;
-        mag = shift >= 55 ? 0 : (mant + ((uint64_t)1 << (shift - 1))) >> shift;
+    if (recon) {
+        const uint64_t binned = (bits & 0xFFF0000000000000ull) - B +
+                                sleek_shl64_sat(halves & ~1ull, half_shift);
+        *recon = mag == 0 ? 0 : kept ? bits : binned;
     }
     return sleek_fold64(mag, bits >> 63);
+}
+
+static FZ_HD uint64_t sleek_quant64(uint64_t bits, sleek_q64 q) {
+    return sleek_quant64_recon(bits, q, 0);
 }
 
 /* Whether a code is one the quantizer can produce (canonical streams): only
