@@ -1233,56 +1233,92 @@ __global__ void __launch_bounds__(kTileThreads, kDecodeBoxBlocks)
 /* Version 2: the tile corners' lattice residuals back to q, before the
  * in-tile prefix sums: prefix sums over the lattice of tile corners along
  * x, then y, then z (the inverse of lz_corner_terms' Lorenzo prediction),
- * one block per chunk, a warp per lattice line in runs of 32 corners
- * (warp scans with a carry). The lattice is small (a corner per 256 or
- * 2048 values), its loads are few and strided. */
+ * one launch per axis, a warp per lattice line over a grid of (chunk,
+ * line groups) so that thousands of lines run at once. A warp loads
+ * kCornerRun corners per lane before it scans them (warp scans with a
+ * carry), so a line of up to 32 kCornerRun corners costs one round trip
+ * to memory. The loads are few and strided: a corner per 256 or 2048
+ * values. */
+constexpr uint32_t kCornerRun = 4;
+
+/* Corners along x, y, z of a chunk of n values (whole rows and planes). */
+__host__ __device__ void corner_counts(const fz_header &h, uint32_t n,
+                                       uint32_t cnt[3]) {
+    const lz_geom g = lz_geometry(&h);
+    const BoxGeom bg = box_geom(h, n);
+    const uint32_t ext[3] = {bg.Xc, bg.Yc, bg.Zc};
+    const uint32_t tile[3] = {g.tx, g.ty, g.tz};
+    for (int d = 0; d < 3; d++)
+        cnt[d] = n ? (ext[d] + tile[d] - 1) / tile[d] : 0u;
+}
+
 __device__ void corner_line_scan(int32_t *q, uint32_t start, uint32_t step,
                                  uint32_t len) {
     const uint32_t lane = threadIdx.x & 31;
     uint32_t carry = 0;
-    for (uint32_t s = 0; s < len; s += 32) {
-        const uint32_t k = s + lane;
-        const uint64_t at = start + (uint64_t)k * step;
-        uint32_t v = k < len ? (uint32_t)q[at] : 0u;
+    for (uint32_t s = 0; s < len; s += 32 * kCornerRun) {
+        uint32_t v[kCornerRun];
 #pragma unroll
-        for (uint32_t d = 1; d < 32; d <<= 1) {
-            const uint32_t u = __shfl_up_sync(FZ_FULL_MASK, v, d);
-            v += lane >= d ? u : 0u;
+        for (uint32_t r = 0; r < kCornerRun; r++) {
+            const uint32_t k = s + 32 * r + lane;
+            v[r] = k < len ? (uint32_t)__ldcg(q + start + k * step) : 0u;
         }
-        v += carry;
-        if (k < len)
-            q[at] = (int32_t)v;
-        carry = __shfl_sync(FZ_FULL_MASK, v, 31);
+#pragma unroll
+        for (uint32_t r = 0; r < kCornerRun; r++) {
+#pragma unroll
+            for (uint32_t d = 1; d < 32; d <<= 1) {
+                const uint32_t u = __shfl_up_sync(FZ_FULL_MASK, v[r], d);
+                v[r] += lane >= d ? u : 0u;
+            }
+            v[r] += carry;
+            carry = __shfl_sync(FZ_FULL_MASK, v[r], 31);
+            const uint32_t k = s + 32 * r + lane;
+            if (k < len)
+                __stcg(q + start + k * step, (int32_t)v[r]);
+        }
     }
 }
 
+/* Lines of corners along `axis` (blockIdx.y: groups of kTileWarps). */
 __global__ void __launch_bounds__(kTileThreads)
-    decode_corners_kernel(const fz_gpu_args a, const Work w, uint32_t es) {
+    decode_corners_kernel(const fz_gpu_args a, const Work w, uint32_t es,
+                          int axis) {
     ChunkDecode *cd;
     /* the stream's version (validated by the head kernel), not expect's */
     if (!chunk_live(w, &cd) || a.src[FZ_OFF_CODEC_VERSION] < 2)
-        return; /* block-uniform */
+        return;
     const ChunkSpan sp = chunk_span(a.expect, blockIdx.x, es);
     const lz_geom g = lz_geometry(&a.expect);
     const BoxGeom bg = box_geom(a.expect, sp.n);
-    const uint32_t ext[3] = {bg.Xc, bg.Yc, bg.Zc};
-    const uint32_t tile[3] = {g.tx, g.ty, g.tz};
-    const uint32_t stride[3] = {g.tx, g.ty * bg.Xc, g.tz * bg.Xc * bg.Yc};
     uint32_t cnt[3];
-    for (int d = 0; d < 3; d++)
-        cnt[d] = ext[d] ? (ext[d] + tile[d] - 1) / tile[d] : 0u;
-    int32_t *q = w.q + sp.first;
-    const uint32_t warp = threadIdx.x >> 5;
-    for (int axis = 0; axis < (int)g.pd; axis++) {
-        /* the two other axes span the lines of this one */
-        const int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
-        const uint32_t lines = cnt[u] * cnt[v];
-        for (uint32_t l = warp; l < lines; l += kTileWarps) {
-            const uint32_t start =
-                (l % cnt[u]) * stride[u] + (l / cnt[u]) * stride[v];
-            corner_line_scan(q, start, stride[axis], cnt[axis]);
-        }
-        __syncthreads(); /* the next axis reads this one's sums */
+    corner_counts(a.expect, sp.n, cnt);
+    const uint32_t stride[3] = {g.tx, g.ty * bg.Xc, g.tz * bg.Xc * bg.Yc};
+    /* the two other axes span the lines of this one */
+    const int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
+    const uint32_t lines = cnt[u] * cnt[v];
+    const uint32_t l = blockIdx.y * kTileWarps + (threadIdx.x >> 5);
+    if (l >= lines || cnt[axis] < 2)
+        return; /* warp-uniform */
+    const uint32_t start = (l % cnt[u]) * stride[u] + (l / cnt[u]) * stride[v];
+    corner_line_scan(w.q + sp.first, start, stride[axis], cnt[axis]);
+}
+
+/* decode_corners_kernel once per predictor axis, each launch over the
+ * lines of the largest chunk (the first). */
+void launch_decode_corners(const fz_gpu_args &a, const Work &w,
+                           cudaStream_t stream) {
+    const fz_header &h = a.expect;
+    const uint32_t es = h.dtype == 1 ? 4u : 8u;
+    const uint64_t cv = h.chunk_bytes / es, total = h.original_bytes / es;
+    uint32_t cnt[3];
+    corner_counts(h, (uint32_t)(total < cv ? total : cv), cnt);
+    for (int axis = 0; axis < (int)lz_geometry(&h).pd; axis++) {
+        const uint32_t lines = cnt[axis == 0 ? 1 : 0] * cnt[axis == 2 ? 1 : 2];
+        const dim3 grid((unsigned)h.chunk_count,
+                        (lines + kTileWarps - 1) / kTileWarps);
+        if (grid.x && grid.y)
+            decode_corners_kernel<<<grid, kTileThreads, 0, stream>>>(a, w, es,
+                                                                     axis);
     }
 }
 
@@ -1552,34 +1588,43 @@ template <int PD> __device__ bool corner_lane(uint32_t t, uint32_t j) {
     return j == 0 && t < BoxShape<3>::BX && (t & (LZ_TILE3X - 1)) == 0;
 }
 
-/* Version 2: the lattice prediction of corner i at chunk coordinates
- * (x, y, zc) (lz_corner_terms) from the q of the corners before it,
- * prequantized again from the input (a few values per tile: cheaper than
- * a pass over q). Unrolled per PD with compile-time tile extents and no
- * arrays, so the kernel's stack and hot-loop registers stay as they were;
- * only corner lanes get here. */
+/* Version 2: a box's tile corners (lz_corner_terms): PD 1: thread 0,
+ * j = c; PD 2: thread 16 c, j = 0; PD 3: thread 32 c, j = 0 (corner_lane).
+ * Each of their lattice terms (2^PD - 1 per corner) is one value of a
+ * tile before, prequantized again from the input by its own thread at the
+ * start of the box, so its load overlaps the box's own. */
+template <int PD> struct BoxCorners {
+    static constexpr uint32_t kCorners =
+        PD == 1 ? kBoxSteps : BoxShape<PD>::BX / BoxShape<PD>::TX;
+    static constexpr uint32_t kTerms = (1u << PD) - 1;
+    static __device__ uint32_t of_lane(uint32_t t, uint32_t j) {
+        return PD == 1 ? j : t / BoxShape<PD>::TX;
+    }
+};
+static_assert(BoxCorners<2>::kCorners * BoxCorners<2>::kTerms <= kTileThreads,
+              "a thread per term");
+
+/* Term m (1 .. 2^PD - 1: the axes one tile back) of corner c of the box,
+ * signed as in lz_corner_terms; 0 where it falls outside the chunk. */
 template <int ES, int PD>
-__device__ int32_t corner_prediction(const typename Val<ES>::U *src,
-                                     const lz_quant &z, uint32_t i, uint32_t x,
-                                     uint32_t y, uint32_t zc, uint32_t Xc,
-                                     uint32_t Yc) {
+__device__ int32_t corner_term(const typename Val<ES>::U *src,
+                               const lz_quant &z, const BoxGeom &bg,
+                               uint32_t box, uint32_t c, uint32_t m) {
     constexpr uint32_t tx = BoxShape<PD>::TX, ty = BoxShape<PD>::BY,
                        tz = BoxShape<PD>::BZ;
-    uint32_t p = 0;
-#pragma unroll
-    for (uint32_t m = 1; m < (1u << PD); m++) {
-        const bool ux = m & 1, uy = m & 2, uz = m & 4;
-        if ((ux && x < tx) || (uy && y < ty) || (uz && zc < tz))
-            continue;
-        const uint32_t back =
-            (ux ? tx : 0u) + (uy ? ty * Xc : 0u) + (uz ? tz * Xc * Yc : 0u);
-        int32_t q;
-        typename Val<ES>::U r;
-        Val<ES>::quant(__ldg(src + (i - back)), z, &q, &r);
-        /* lz_corner_terms' sign: + for an odd number of axes */
-        p += (ux ^ uy ^ uz) ? (uint32_t)q : 0u - (uint32_t)q;
-    }
-    return (int32_t)p;
+    const BoxValue o = box_origin(bg, box);
+    const uint32_t x = o.x + c * tx;
+    const bool ux = m & 1, uy = m & 2, uz = m & 4;
+    if (x >= bg.Xc || (ux && x < tx) || (uy && o.y < ty) || (uz && o.z < tz))
+        return 0;
+    const uint32_t i = (o.z * bg.Yc + o.y) * bg.Xc + x;
+    const uint32_t back = (ux ? tx : 0u) + (uy ? ty * bg.Xc : 0u) +
+                          (uz ? tz * bg.Xc * bg.Yc : 0u);
+    int32_t q;
+    typename Val<ES>::U r;
+    Val<ES>::quant(__ldg(src + (i - back)), z, &q, &r);
+    /* + for an odd number of axes */
+    return (ux ^ uy ^ uz) ? q : (int32_t)(0u - (uint32_t)q);
 }
 
 /* Grid (chunk, boxes strided): prequantization, checksums of what
@@ -1605,6 +1650,8 @@ __global__ void __launch_bounds__(kTileThreads, kQuantBlocks)
     __shared__ int32_t sq[kTile];
     __shared__ uint32_t hist[kSharedHist];
     __shared__ uint32_t sums[3][kTileWarps];
+    typedef BoxCorners<PD> BC;
+    __shared__ int32_t corner_terms[BC::kCorners * BC::kTerms];
     const ChunkSpan sp = chunk_span(a.expect, blockIdx.x, ES);
     const BoxGeom bg = box_geom(a.expect, sp.n);
     if (blockIdx.y >= bg.boxes)
@@ -1630,6 +1677,9 @@ __global__ void __launch_bounds__(kTileThreads, kQuantBlocks)
         /* this thread's values: lane_src[L.offset(j)] (formed only, never
          * read, where the lane is outside the chunk) */
         const U *lane_src = opaque(src + L.i0);
+        if (corners && t < BC::kCorners * BC::kTerms) /* read after sync */
+            corner_terms[t] = corner_term<ES, PD>(
+                src, z, bg, box, t / BC::kTerms, t % BC::kTerms + 1);
         int32_t earlier[2] = {0, 0}; /* q of j - 1 (2-D), j - 2 (3-D) */
 #pragma unroll
         for (uint32_t j = 0; j < kBoxSteps; j++) {
@@ -1675,12 +1725,13 @@ __global__ void __launch_bounds__(kTileThreads, kQuantBlocks)
                 if (PD == 3)
                     d -= (j & 1) || L.by_even ? sq[k - S::BX] : 0;
                 if (corners && corner_lane<PD>(t, j) && valid) {
-                    const uint32_t ci = L.index(j);
-                    d = (int32_t)((uint32_t)d -
-                                  (uint32_t)corner_prediction<ES, PD>(
-                                      src, z, ci, ci % bg.Xc,
-                                      ci / bg.Xc % bg.Yc, ci / (bg.Xc * bg.Yc),
-                                      bg.Xc, bg.Yc));
+                    const int32_t *ct =
+                        corner_terms + BC::of_lane(t, j) * BC::kTerms;
+                    uint32_t p = 0;
+#pragma unroll
+                    for (uint32_t k = 0; k < BC::kTerms; k++)
+                        p += (uint32_t)ct[k];
+                    d = (int32_t)((uint32_t)d - p);
                 }
                 const uint32_t code = lz_code_of(d, R);
                 if (valid)
@@ -2707,7 +2758,7 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
     err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
-    decode_corners_kernel<<<C, kTileThreads, 0, stream>>>(*a, w, f32 ? 4u : 8u);
+    launch_decode_corners(*a, w, stream);
     const dim3 per_box = box_grid(h);
     if (f32) {
         launch_decode_box<4>(*a, w, per_box, stream);
