@@ -40,6 +40,7 @@
  * one block per chunk would leave most SMs idle. Rules: lorenzo_xform.h and
  * docs/FORMAT.md section 12. */
 #include <climits>
+#include <cuda_pipeline_primitives.h>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
@@ -1604,27 +1605,24 @@ template <int PD> struct BoxCorners {
 static_assert(BoxCorners<2>::kCorners * BoxCorners<2>::kTerms <= kTileThreads,
               "a thread per term");
 
-/* Term m (1 .. 2^PD - 1: the axes one tile back) of corner c of the box,
- * signed as in lz_corner_terms; 0 where it falls outside the chunk. */
-template <int ES, int PD>
-__device__ int32_t corner_term(const typename Val<ES>::U *src,
-                               const lz_quant &z, const BoxGeom &bg,
-                               uint32_t box, uint32_t c, uint32_t m) {
+/* Term m (1 .. 2^PD - 1: the axes one tile back) of corner c of the box:
+ * the index of its value, and its sign as in lz_corner_terms (+ for an
+ * odd number of axes); false where it falls outside the chunk. */
+template <int PD>
+__device__ bool corner_term_at(const BoxGeom &bg, uint32_t box, uint32_t c,
+                               uint32_t m, uint32_t *at, bool *plus) {
     constexpr uint32_t tx = BoxShape<PD>::TX, ty = BoxShape<PD>::BY,
                        tz = BoxShape<PD>::BZ;
     const BoxValue o = box_origin(bg, box);
     const uint32_t x = o.x + c * tx;
     const bool ux = m & 1, uy = m & 2, uz = m & 4;
     if (x >= bg.Xc || (ux && x < tx) || (uy && o.y < ty) || (uz && o.z < tz))
-        return 0;
+        return false;
     const uint32_t i = (o.z * bg.Yc + o.y) * bg.Xc + x;
-    const uint32_t back = (ux ? tx : 0u) + (uy ? ty * bg.Xc : 0u) +
-                          (uz ? tz * bg.Xc * bg.Yc : 0u);
-    int32_t q;
-    typename Val<ES>::U r;
-    Val<ES>::quant(__ldg(src + (i - back)), z, &q, &r);
-    /* + for an odd number of axes */
-    return (ux ^ uy ^ uz) ? q : (int32_t)(0u - (uint32_t)q);
+    *at = i - ((ux ? tx : 0u) + (uy ? ty * bg.Xc : 0u) +
+               (uz ? tz * bg.Xc * bg.Yc : 0u));
+    *plus = ux ^ uy ^ uz;
+    return true;
 }
 
 /* Grid (chunk, boxes strided): prequantization, checksums of what
@@ -1652,6 +1650,8 @@ __global__ void __launch_bounds__(kTileThreads, kQuantBlocks)
     __shared__ uint32_t sums[3][kTileWarps];
     typedef BoxCorners<PD> BC;
     __shared__ int32_t corner_terms[BC::kCorners * BC::kTerms];
+    __shared__ U term_bits[BC::kCorners * BC::kTerms];
+    __shared__ int8_t term_sign[BC::kCorners * BC::kTerms];
     const ChunkSpan sp = chunk_span(a.expect, blockIdx.x, ES);
     const BoxGeom bg = box_geom(a.expect, sp.n);
     if (blockIdx.y >= bg.boxes)
@@ -1677,9 +1677,18 @@ __global__ void __launch_bounds__(kTileThreads, kQuantBlocks)
         /* this thread's values: lane_src[L.offset(j)] (formed only, never
          * read, where the lane is outside the chunk) */
         const U *lane_src = opaque(src + L.i0);
-        if (corners && t < BC::kCorners * BC::kTerms) /* read after sync */
-            corner_terms[t] = corner_term<ES, PD>(
-                src, z, bg, box, t / BC::kTerms, t % BC::kTerms + 1);
+        /* corner terms: copied to shared memory now (cp.async: no register
+         * held), quantized after the box's own loads */
+        if (corners && t < BC::kCorners * BC::kTerms) {
+            uint32_t at = 0;
+            bool plus = false;
+            const bool term = corner_term_at<PD>(
+                bg, box, t / BC::kTerms, t % BC::kTerms + 1, &at, &plus);
+            term_sign[t] = term ? (plus ? 1 : -1) : 0;
+            if (term)
+                __pipeline_memcpy_async(&term_bits[t], src + at, sizeof(U));
+            __pipeline_commit();
+        }
         int32_t earlier[2] = {0, 0}; /* q of j - 1 (2-D), j - 2 (3-D) */
 #pragma unroll
         for (uint32_t j = 0; j < kBoxSteps; j++) {
@@ -1710,7 +1719,16 @@ __global__ void __launch_bounds__(kTileThreads, kQuantBlocks)
             }
             sq[t + kTileThreads * j] = e;
         }
-        __syncthreads(); /* sq complete; also orders the hist zeroing */
+        if (corners && t < BC::kCorners * BC::kTerms) {
+            __pipeline_wait_prior(0);
+            int32_t q = 0;
+            U r;
+            if (term_sign[t])
+                V::quant(term_bits[t], z, &q, &r);
+            corner_terms[t] =
+                term_sign[t] > 0 ? q : (int32_t)(0u - (uint32_t)q);
+        }
+        __syncthreads(); /* sq, corner_terms complete; orders hist zeroing */
         if (coded) {
             uint16_t *lane_codes = opaque(codes + L.i0);
             int32_t *lane_outlier = opaque(outlier + L.i0);
