@@ -8,6 +8,8 @@
  *      dimensionality: prequantization, exact bound check and checksums,
  *      the box's residuals via registers, shuffles and shared memory,
  *      quant codes and the histogram (hot codes per lane in registers),
+ *      the tile corners' lattice residuals (version 2; their terms
+ *      fetched by cp.async at the start of a box),
  *      outlier residuals;
  *   3. the code book: the used codes sorted by (frequency, code) (CUB
  *      segmented radix sort over all chunks), then per chunk a block:
@@ -31,7 +33,8 @@
  * thread each, an LZ_LUT_BITS table in shared memory) straight to
  * residuals; RLE runs from tiles of length bytes (counts and sums per
  * tile, scanned per chunk, then each run's start) and their expansion;
- * outliers; then over (chunk, box of whole Lorenzo tiles, one
+ * outliers; the tile corners (version 2: a launch per axis, a warp per
+ * lattice line); then over (chunk, box of whole Lorenzo tiles, one
  * instantiation per predictor dimensionality) the x (warp scans), y and z
  * tile prefix sums (in registers, 3-D y in shared memory) and the values,
  * one kernel; exceptions (with the checksum terms summed per chunk), and a
