@@ -566,14 +566,110 @@ __device__ bool parse_rle_head(const uint8_t *p, uint64_t plen, uint32_t n,
 constexpr uint32_t kHeadSyms = 4096;
 typedef cub::BlockScan<unsigned long long, kThreads> Scan64;
 
+constexpr uint32_t kLens = LZ_HUFF_MAXLEN + 1;
+
 struct __align__(16) HeadShared {
     Scan64::TempStorage scan;
     lz_huff_table t;
-    uint32_t at;
+    uint32_t lo, hi, tbytes;
+    int ok;
+    uint32_t warp_len[kWarps][kLens]; /* symbols per length in each warp */
+    uint32_t carry[kLens];            /* of each length in the earlier rounds */
     uint32_t syms[kHeadSyms];
     uint8_t len[kHeadSyms];
     uint8_t tab[4 + (5 * kHeadSyms + 7) / 8];
 };
+
+/* lz_huff_parse_table by the whole block (one thread took ~100 us per
+ * chunk: four serial loops over the alphabet): the same checks, the same
+ * len, t and syms, and the same return value in every thread. The lengths
+ * are read and counted in parallel (warp-aggregated shared atomics); the
+ * symbols are placed in code order by ranks within their length: per
+ * round of kThreads symbols, ranks in the warp by __match_any_sync, warp
+ * offsets by a scan over the warps per length, plus the earlier rounds'
+ * counts. */
+__device__ uint32_t parse_table_block(const uint8_t *p, uint64_t size,
+                                      uint32_t n, uint32_t nsym, uint8_t *len,
+                                      uint32_t *syms, HeadShared &hs) {
+    const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (tid == 0) {
+        bool ok = size >= 4;
+        const uint32_t lo = ok ? fz_load16(p) : 0,
+                       hi = ok ? fz_load16(p + 2) : 0;
+        ok = ok && lo <= hi && hi < nsym;
+        const uint32_t tbytes = ok ? lz_lengths_bytes(lo, hi) : 0;
+        ok = ok && size - 4 >= tbytes &&
+             (size - 4 - tbytes) / LZ_SUB_SIZE >= lz_sub_count(n);
+        hs.lo = lo, hs.hi = hi, hs.tbytes = tbytes, hs.ok = ok;
+    }
+    if (tid < kLens)
+        hs.t.count[tid] = hs.carry[tid] = 0;
+    __syncthreads();
+    if (!hs.ok)
+        return 0;
+    const uint32_t lo = hs.lo, hi = hs.hi, tbytes = hs.tbytes;
+    const uint8_t *tab = p + 4;
+    bool too_long = false;
+    for (uint32_t base = 0; base < nsym; base += kThreads) {
+        const uint32_t sym = base + tid;
+        uint32_t l = 0;
+        if (sym >= lo && sym <= hi)
+            l = lz_peek(tab, tbytes, 5 * (uint64_t)(sym - lo)) >>
+                (LZ_HUFF_MAXLEN - 5);
+        too_long |= l > LZ_HUFF_MAXLEN;
+        if (sym < nsym)
+            len[sym] = (uint8_t)(l > LZ_HUFF_MAXLEN ? 0 : l);
+        const uint32_t key = sym < nsym && l <= LZ_HUFF_MAXLEN ? l : kLens;
+        const uint32_t peers = __match_any_sync(FZ_FULL_MASK, key);
+        if (key < kLens && lane == (uint32_t)__ffs(peers) - 1)
+            atomicAdd(&hs.t.count[key], (uint32_t)__popc(peers));
+    }
+    if (__syncthreads_or(too_long))
+        return 0;
+    if (tid == 0) {
+        const uint32_t tbits = 5 * (hi - lo + 1);
+        bool ok = len[lo] && len[hi] &&
+                  !(tbits & 7 && tab[tbytes - 1] & (0xFFu >> (tbits & 7)));
+        const uint32_t used = nsym - hs.t.count[0];
+        const uint64_t kraft =
+            lz_canonical_counts(hs.t.count, hs.t.first, hs.t.base);
+        ok = ok && (used == 1 ? len[lo] == 1 : kraft == (1u << LZ_HUFF_MAXLEN));
+        uint32_t minlen = 1;
+        while (ok && !hs.t.count[minlen])
+            minlen++;
+        hs.t.minlen = minlen;
+        hs.ok = ok;
+    }
+    __syncthreads();
+    if (!hs.ok)
+        return 0;
+    for (uint32_t base = 0; base < nsym; base += kThreads) {
+        for (uint32_t k = tid; k < kWarps * kLens; k += kThreads)
+            (&hs.warp_len[0][0])[k] = 0;
+        __syncthreads();
+        const uint32_t sym = base + tid;
+        const uint32_t l = sym < nsym ? len[sym] : 0u;
+        const uint32_t peers = __match_any_sync(FZ_FULL_MASK, l);
+        const uint32_t rank = __popc(peers & ((1u << lane) - 1));
+        if (lane == (uint32_t)__ffs(peers) - 1)
+            hs.warp_len[warp][l] = (uint32_t)__popc(peers);
+        __syncthreads();
+        if (tid < kLens) { /* exclusive scan over the warps, per length */
+            uint32_t run = hs.carry[tid];
+            for (uint32_t w = 0; w < kWarps; w++) {
+                const uint32_t c = hs.warp_len[w][tid];
+                hs.warp_len[w][tid] = run;
+                run += c;
+            }
+            hs.carry[tid] = run;
+        }
+        __syncthreads();
+        if (l)
+            syms[hs.t.base[l] + hs.warp_len[warp][l] + rank] = sym;
+        __syncthreads(); /* warp_len is reset by the next round */
+    }
+    return 4 + tbytes;
+}
 
 /* Parses the Huffman table (one thread, on a shared copy of the table for
  * small alphabets) and the sub-block sizes (the block: a scan of their
@@ -590,12 +686,10 @@ parse_huffman(const uint8_t *p, uint64_t size, uint32_t n, uint32_t nsym,
             hs.tab[k] = p[k];
         __syncthreads();
     }
-    if (threadIdx.x == 0) /* code: sorted syms */
-        hs.at = lz_huff_parse_table(in_shared ? hs.tab : p, size, n, nsym,
-                                    in_shared ? hs.len : bk.len, &hs.t,
-                                    in_shared ? hs.syms : bk.code);
-    __syncthreads();
-    const uint32_t at = hs.at;
+    /* code: sorted syms */
+    const uint32_t at = parse_table_block(in_shared ? hs.tab : p, size, n, nsym,
+                                          in_shared ? hs.len : bk.len,
+                                          in_shared ? hs.syms : bk.code, hs);
     if (!at)
         return false;
     for (uint32_t k = threadIdx.x; k < sizeof(lz_huff_table) / 4; k += kThreads)
