@@ -79,9 +79,12 @@ struct ChunkPlan {
     uint32_t data; /* bytes of the Huffman sub-blocks */
 };
 
-/* Per-chunk sums of the compression grid kernels (zeroed per call). */
+/* Per-chunk sums of the compression grid kernels (zeroed per call).
+ * hash_raw, the input's checksum sum, is only needed for a verbatim chunk:
+ * the write kernel takes it while it copies, tile by tile, and the last
+ * tile (raw_tiles counts them) writes the table entry. */
 struct ChunkAcc {
-    uint32_t hash_recon, hash_raw, nexc, pad;
+    uint32_t hash_recon, hash_raw, nexc, raw_tiles;
 };
 
 enum : uint32_t { kDecodeOk = 0, kDecodeDone = 1, kDecodeFailed = 2 };
@@ -1768,7 +1771,7 @@ __global__ void __launch_bounds__(kTileThreads, kQuantBlocks)
     uint32_t *tile_out = w.tile_out + blockIdx.x * w.tiles_per_chunk;
     uint32_t *tile_exc = w.tile_exc + blockIdx.x * w.tiles_per_chunk;
     const uint32_t t = threadIdx.x;
-    uint32_t hash_recon = 0, hash_raw = 0, nexc = 0;
+    uint32_t hash_recon = 0, nexc = 0;
     for (uint32_t box = blockIdx.y; box < bg.boxes; box += gridDim.y) {
         const BoxLane<PD> L = box_lane<PD>(bg, box);
         /* this thread's values: lane_src[L.offset(j)] (formed only, never
@@ -1798,7 +1801,6 @@ __global__ void __launch_bounds__(kTileThreads, kQuantBlocks)
             U r;
             const bool ok = V::quant(b, z, &q, &r);
             const uint32_t mask = 0u - (uint32_t)valid; /* no branches */
-            hash_raw += V::hash(b, i) & mask;
             hash_recon += V::hash(r, i) & mask;
             nexc += add_tile_count(tile_exc, !ok, i);
             int32_t e = q;
@@ -1880,12 +1882,10 @@ __global__ void __launch_bounds__(kTileThreads, kQuantBlocks)
             if (hist[s])
                 atomicAdd(&chunk_hist[s], hist[s]);
     hash_recon = tile_sum(hash_recon, sums[0]);
-    hash_raw = tile_sum(hash_raw, sums[1]);
     nexc = tile_sum(nexc, sums[2]);
     if (threadIdx.x == 0) {
         ChunkAcc *acc = &w.acc[blockIdx.x];
         atomicAdd(&acc->hash_recon, hash_recon);
-        atomicAdd(&acc->hash_raw, hash_raw);
         atomicAdd(&acc->nexc, nexc);
     }
 }
@@ -2462,10 +2462,8 @@ __global__ void __launch_bounds__(kThreads)
     if (bound_is_zero(a)) { /* REL of constant data: verbatim */
         if (threadIdx.x == 0) {
             ChunkPlan p = {kVerbatim, (uint32_t)sp.raw, 0, 0, 0, 0, 0, 0};
-            w.plan[c] = p;
+            w.plan[c] = p; /* the entry: write_kernel, with its checksum */
             w.sizes[c] = sp.raw;
-            fz_gpu_put_entry(a, c, (uint32_t)sp.raw, checksums, acc.hash_raw,
-                             sp.raw);
             atomicAdd(&a.scratch->payload_total, (unsigned long long)sp.raw);
         }
         return;
@@ -2493,9 +2491,8 @@ __global__ void __launch_bounds__(kThreads)
     p.nexc = acc.nexc;
     w.plan[c] = p;
     w.sizes[c] = p.size;
-    fz_gpu_put_entry(a, c, p.size, checksums,
-                     p.flow == kVerbatim ? acc.hash_raw : acc.hash_recon,
-                     sp.raw);
+    if (p.flow != kVerbatim) /* verbatim: write_kernel writes the entry */
+        fz_gpu_put_entry(a, c, p.size, checksums, acc.hash_recon, sp.raw);
     atomicAdd(&a.scratch->payload_total, (unsigned long long)p.size);
 }
 
@@ -2603,6 +2600,33 @@ __device__ void encode_tile(const uint16_t *codes, const TileSpan &ts,
     }
 }
 
+/* A verbatim chunk's checksum: each tile block adds its values' terms
+ * [v0, v1) and counts itself; the chunk's last tile block (the fences
+ * order the sums before the count) writes its table entry. */
+template <int ES>
+__device__ void verbatim_checksum(const fz_gpu_args &a, const Work &w,
+                                  uint64_t c, const uint8_t *in, uint64_t v0,
+                                  uint64_t v1, const ChunkSpan &sp,
+                                  WriteShared &sh) {
+    typedef Val<ES> V;
+    const typename V::U *vals = reinterpret_cast<const typename V::U *>(in);
+    uint32_t sum = 0;
+    for (uint64_t k = v0 + threadIdx.x; k < v1; k += kTileThreads)
+        sum += V::hash(vals[k], k);
+    sum = tile_sum(sum, sh.warp_sums);
+    if (threadIdx.x != 0)
+        return;
+    ChunkAcc *acc = &w.acc[c];
+    atomicAdd(&acc->hash_raw, sum);
+    __threadfence();
+    if (atomicAdd(&acc->raw_tiles, 1u) + 1 != tile_count(sp.n))
+        return;
+    __threadfence();
+    const uint32_t total = atomicAdd(&acc->hash_raw, 0u);
+    fz_gpu_put_entry(a, c, (uint32_t)sp.raw,
+                     a.expect.flags & FZ_HDR_FLAG_CHECKSUMS, total, sp.raw);
+}
+
 /* Grid (chunks, tiles): the tile's share of the chunk's bytes. */
 template <int ES, bool kShared>
 __global__ void __launch_bounds__(kTileThreads, kShared ? 6 : 4)
@@ -2636,6 +2660,7 @@ __global__ void __launch_bounds__(kTileThreads, kShared ? 6 : 4)
         else
             for (uint64_t k = lo + threadIdx.x; k < hi; k += kTileThreads)
                 out[k] = in[k];
+        verbatim_checksum<ES>(a, w, c, in, lo / ES, hi / ES, sp, sh);
         return;
     }
     const int32_t *q = w.q + sp.first;
