@@ -25,7 +25,9 @@
  *      at their tile offsets, runs at theirs, the tile's Huffman sub-blocks
  *      packed by its block in shared memory (16 codes per thread through a
  *      64-bit accumulator at scanned bit offsets) and stored as aligned
- *      words, or the verbatim input.
+ *      words, or the verbatim input (hashed as it is copied: only a
+ *      verbatim chunk needs the input's checksum; its last tile writes
+ *      the table entry).
  * Decompression: a head kernel, one block per chunk, checks the stream
  * and the chunk head, copies verbatim chunks, parses the code table (one
  * thread, shared memory) and scans the sub-block sizes (or reads the RLE
