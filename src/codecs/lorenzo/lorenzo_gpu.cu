@@ -573,6 +573,40 @@ typedef cub::BlockScan<unsigned long long, kThreads> Scan64;
 
 constexpr uint32_t kLens = LZ_HUFF_MAXLEN + 1;
 
+/* Canonical order inside a round of kThreads symbols (block-wide: every
+ * thread calls it, with its symbol's code length l, 0 = unused): the
+ * symbol's place among those of its length, next[l] plus the symbols of
+ * that length before it in the round (its warp by __match_any_sync, the
+ * warps before it by a scan per length); next[l] then moves past the
+ * round. warp_len is kWarps x kLens scratch. Used by the code book
+ * (canonical codes) and by the decoder's table (symbols in code order). */
+__device__ uint32_t rank_in_length(uint32_t l, uint32_t (*warp_len)[kLens],
+                                   uint32_t *next) {
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (uint32_t k = threadIdx.x; k < kWarps * kLens; k += kThreads)
+        (&warp_len[0][0])[k] = 0;
+    __syncthreads();
+    const uint32_t peers = __match_any_sync(FZ_FULL_MASK, l);
+    if (l && lane == (uint32_t)__ffs(peers) - 1)
+        warp_len[warp][l] = (uint32_t)__popc(peers);
+    __syncthreads();
+    if (threadIdx.x >= 1 && threadIdx.x < kLens) {
+        uint32_t run = next[threadIdx.x];
+        for (uint32_t w = 0; w < kWarps; w++) {
+            const uint32_t c = warp_len[w][threadIdx.x];
+            warp_len[w][threadIdx.x] = run;
+            run += c;
+        }
+        next[threadIdx.x] = run;
+    }
+    __syncthreads();
+    const uint32_t r =
+        l ? warp_len[warp][l] + (uint32_t)__popc(peers & ((1u << lane) - 1))
+          : 0u;
+    __syncthreads(); /* warp_len is cleared by the next round */
+    return r;
+}
+
 struct __align__(16) HeadShared {
     Scan64::TempStorage scan;
     lz_huff_table t;
@@ -589,14 +623,11 @@ struct __align__(16) HeadShared {
  * chunk: four serial loops over the alphabet): the same checks, the same
  * len, t and syms, and the same return value in every thread. The lengths
  * are read and counted in parallel (warp-aggregated shared atomics); the
- * symbols are placed in code order by ranks within their length: per
- * round of kThreads symbols, ranks in the warp by __match_any_sync, warp
- * offsets by a scan over the warps per length, plus the earlier rounds'
- * counts. */
+ * symbols are placed in code order by rank_in_length. */
 __device__ uint32_t parse_table_block(const uint8_t *p, uint64_t size,
                                       uint32_t n, uint32_t nsym, uint8_t *len,
                                       uint32_t *syms, HeadShared &hs) {
-    const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const uint32_t tid = threadIdx.x, lane = tid & 31;
     if (tid == 0) {
         bool ok = size >= 4;
         const uint32_t lo = ok ? fz_load16(p) : 0,
@@ -649,29 +680,11 @@ __device__ uint32_t parse_table_block(const uint8_t *p, uint64_t size,
     if (!hs.ok)
         return 0;
     for (uint32_t base = 0; base < nsym; base += kThreads) {
-        for (uint32_t k = tid; k < kWarps * kLens; k += kThreads)
-            (&hs.warp_len[0][0])[k] = 0;
-        __syncthreads();
         const uint32_t sym = base + tid;
         const uint32_t l = sym < nsym ? len[sym] : 0u;
-        const uint32_t peers = __match_any_sync(FZ_FULL_MASK, l);
-        const uint32_t rank = __popc(peers & ((1u << lane) - 1));
-        if (lane == (uint32_t)__ffs(peers) - 1)
-            hs.warp_len[warp][l] = (uint32_t)__popc(peers);
-        __syncthreads();
-        if (tid < kLens) { /* exclusive scan over the warps, per length */
-            uint32_t run = hs.carry[tid];
-            for (uint32_t w = 0; w < kWarps; w++) {
-                const uint32_t c = hs.warp_len[w][tid];
-                hs.warp_len[w][tid] = run;
-                run += c;
-            }
-            hs.carry[tid] = run;
-        }
-        __syncthreads();
+        const uint32_t rank = rank_in_length(l, hs.warp_len, hs.carry);
         if (l)
-            syms[hs.t.base[l] + hs.warp_len[warp][l] + rank] = sym;
-        __syncthreads(); /* warp_len is reset by the next round */
+            syms[hs.t.base[l] + rank] = sym;
     }
     return 4 + tbytes;
 }
@@ -1997,41 +2010,20 @@ struct BookShared {
     uint32_t sums[kWarps];
     uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1];
     uint32_t base[LZ_HUFF_MAXLEN + 1];
-    uint32_t warp_off[kWarps][LZ_HUFF_MAXLEN + 1];
+    uint32_t warp_off[kWarps][kLens];
     uint32_t lo, hi;
 };
 
-/* Canonical codes of the chunk's lengths (counts per length in sh):
- * symbols in tiles of kThreads, the rank of a symbol among those of its
- * length from its warp (match) and the warps before it (a scan per
- * length over the warps, carried across tiles). */
+/* Canonical codes of the chunk's lengths (sh.first: each length's first
+ * code): symbols in rounds of kThreads, each one's code its rank within
+ * its length (rank_in_length) from the length's first code. */
 __device__ void book_codes(const Book &bk, uint32_t S, BookShared &sh) {
-    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (uint32_t base = 0; base < S; base += kThreads) {
         const uint32_t s = base + threadIdx.x;
         const uint32_t l = s < S ? bk.len[s] : 0u;
-        const uint32_t peers = __match_any_sync(FZ_FULL_MASK, l);
-        if (threadIdx.x < kWarps * (LZ_HUFF_MAXLEN + 1))
-            (&sh.warp_off[0][0])[threadIdx.x] = 0;
-        __syncthreads();
-        if (l && lane == (uint32_t)__ffs(peers) - 1)
-            sh.warp_off[warp][l] = (uint32_t)__popc(peers);
-        __syncthreads();
-        if (threadIdx.x >= 1 && threadIdx.x <= LZ_HUFF_MAXLEN) {
-            const uint32_t len = threadIdx.x;
-            uint32_t next = sh.first[len];
-            for (int k = 0; k < kWarps; k++) {
-                const uint32_t c = sh.warp_off[k][len];
-                sh.warp_off[k][len] = next;
-                next += c;
-            }
-            sh.first[len] = next;
-        }
-        __syncthreads();
+        const uint32_t code = rank_in_length(l, sh.warp_off, sh.first);
         if (l)
-            bk.code[s] = sh.warp_off[warp][l] +
-                         (uint32_t)__popc(peers & ((1u << lane) - 1));
-        __syncthreads(); /* warp_off is cleared next */
+            bk.code[s] = code;
     }
 }
 
