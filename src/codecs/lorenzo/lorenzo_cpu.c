@@ -464,7 +464,7 @@ static int write_values(const fz_header *h, const int32_t *q, uint64_t n,
     for (uint64_t k = 0; k < nexc; k++) {
         const uint8_t *e = exc + k * (4 + es);
         const uint32_t idx = fz_load32(e);
-        if (q[idx] != 0)
+        if (h->codec_version < 2 && q[idx] != 0) /* version 1: q = 0 */
             return FZS_CORRUPT_CHUNK;
         memcpy(out + (size_t)idx * es, e + 4, es);
     }

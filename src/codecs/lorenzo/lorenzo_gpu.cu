@@ -1467,7 +1467,8 @@ __global__ void __launch_bounds__(kTileThreads)
         return;
     const uint32_t n = ts.sp.n;
     const double ebx2 = double_of(cd->ebx2_bits);
-    const U zero = V::recon(0, ebx2);
+    /* version 1 streams have q = 0 at exceptions; later ones any q */
+    const bool zero_q = a.src[FZ_OFF_CODEC_VERSION] < 2;
     const uint8_t *excl =
         a.src + cd->lists_at + (uint64_t)cd->nout * LZ_OUTLIER_BYTES;
     const int32_t *v = w.q + ts.sp.first;
@@ -1478,15 +1479,15 @@ __global__ void __launch_bounds__(kTileThreads)
         const uint8_t *e = excl + (4ull + ES) * k;
         const uint32_t idx = fz_load32(e);
         if (idx >= n || (k > 0 && idx <= fz_load32(e - (4 + ES))) ||
-            v[idx] != 0) {
+            (zero_q && v[idx] != 0)) {
             bad = true;
             continue;
         }
         U b = 0;
         for (int j = ES - 1; j >= 0; j--)
             b = (b << 8) | e[4 + j];
-        out[idx] = b;
-        hash += V::hash(b, idx) - V::hash(zero, idx);
+        out[idx] = b; /* over the reconstruction of q, hashed by decode_box */
+        hash += V::hash(b, idx) - V::hash(V::recon(v[idx], ebx2), idx);
     }
     if (bad)
         mark_bad(cd);

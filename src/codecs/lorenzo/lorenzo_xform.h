@@ -237,10 +237,14 @@ static FZ_HD lz_quant lz_quant_of(double eb) {
 }
 
 /* Prequantize one value: 1, *q = round(d x (1 / 2eb)) and *r = the bits
- * of its reconstruction when that is within eb; else 0, *q = 0 and *r =
- * bits (stored exactly: an exception) for NaN, infinities, subnormals,
- * -0.0, |d x inv| >= 2^27 and any value whose reconstruction misses the
- * bound. *r is what the decoder returns either way. Branch-free but for
+ * of its reconstruction when that is within eb; else 0 and *r = bits
+ * (stored exactly: an exception) for NaN, infinities, subnormals, -0.0,
+ * |d x inv| >= 2^27 and any value whose reconstruction misses the bound.
+ * *r is what the decoder returns either way. *q is 0 for the first five;
+ * a value that only misses the bound (by the rounding of r to f32, or of
+ * q x 2eb) keeps its q (codec version 2): the Lorenzo residuals of its
+ * neighbours stay small, where q = 0 (version 1) made up to 2^pd of them
+ * outliers around every such exception. Branch-free but for
  * the exact tie in lz_within: every step runs, on x = 0 when x is out of
  * range (d x inv is never NaN for finite d: inv is finite), and the
  * verdicts are combined at the end. */
@@ -257,7 +261,7 @@ static FZ_HD int lz_prequant64(uint64_t bits, const lz_quant *z, int32_t *q,
     uint64_t rb;
     memcpy(&rb, &rv, sizeof rb);
     const int ok = normal & in & lz_within(rv, d, z->eb);
-    *q = ok ? qi : 0;
+    *q = normal & in ? qi : 0; /* an exception keeps a usable q: below */
     *r = ok ? rb : bits;
     return ok;
 }
@@ -276,7 +280,7 @@ static FZ_HD int lz_prequant32(uint32_t bits, const lz_quant *z, int32_t *q,
     uint32_t rb;
     memcpy(&rb, &rv, sizeof rb);
     const int ok = normal & in & lz_within((double)rv, d, z->eb);
-    *q = ok ? qi : 0;
+    *q = normal & in ? qi : 0;
     *r = ok ? rb : bits;
     return ok;
 }
