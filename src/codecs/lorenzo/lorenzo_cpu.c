@@ -439,6 +439,25 @@ static int residuals_of(const uint16_t *codes, const uint8_t *outliers,
 
 /* Values from q, then the exact values; q is 0 where they go. One loop
  * per dtype. */
+/* The q decoded at an exception: version 1, 0; version 2, the q that the
+ * quantizer gives the stored value (raw, LE), which must be an exception,
+ * so that a damaged index is caught even without checksums. */
+static int exception_q_ok(const fz_header *h, const lz_quant *z,
+                          const uint8_t *raw, int32_t q) {
+    if (h->codec_version < 2)
+        return q == 0;
+    int32_t qe;
+    int quantizes;
+    if (h->dtype == 1) {
+        uint32_t r;
+        quantizes = lz_prequant32(fz_load32(raw), z, &qe, &r);
+    } else {
+        uint64_t r;
+        quantizes = lz_prequant64(fz_load64(raw), z, &qe, &r);
+    }
+    return !quantizes && q == qe;
+}
+
 static int write_values(const fz_header *h, const int32_t *q, uint64_t n,
                         const uint8_t *exc, uint64_t nexc, void *dst) {
     const uint32_t es = fz_dtype_size(h->dtype);
@@ -461,10 +480,11 @@ static int write_values(const fz_header *h, const int32_t *q, uint64_t n,
     }
     if (bad)
         return FZS_CORRUPT_CHUNK;
+    const lz_quant z = lz_quant_of(bound_of(h));
     for (uint64_t k = 0; k < nexc; k++) {
         const uint8_t *e = exc + k * (4 + es);
         const uint32_t idx = fz_load32(e);
-        if (h->codec_version < 2 && q[idx] != 0) /* version 1: q = 0 */
+        if (!exception_q_ok(h, &z, e + 4, q[idx]))
             return FZS_CORRUPT_CHUNK;
         memcpy(out + (size_t)idx * es, e + 4, es);
     }

@@ -100,7 +100,7 @@ struct ChunkDecode {
     unsigned long long data_at;  /* Huffman sub-blocks or RLE codes */
     unsigned long long lens_at;  /* RLE lengths, bytes into a.src */
     uint32_t lens_bytes;
-    unsigned long long ebx2_bits;
+    unsigned long long ebx2_bits, eb_bits; /* 2 eb; eb (exception checks) */
     uint32_t state, flow, nout, nexc, runs, want;
     uint32_t hash, zeros, bad, check;
 };
@@ -833,6 +833,7 @@ __global__ void __launch_bounds__(kThreads)
         cd.ebx2_bits = 0;
         const double ebx2 = lz_ebx2(double_of(h.bound_eff_bits));
         memcpy(&cd.ebx2_bits, &ebx2, sizeof ebx2);
+        cd.eb_bits = h.bound_eff_bits;
         cd.flow = sh.flow;
         cd.nout = sh.nout;
         cd.nexc = sh.nexc;
@@ -1467,8 +1468,10 @@ __global__ void __launch_bounds__(kTileThreads)
         return;
     const uint32_t n = ts.sp.n;
     const double ebx2 = double_of(cd->ebx2_bits);
-    /* version 1 streams have q = 0 at exceptions; later ones any q */
+    /* at an exception, version 1 has q = 0; version 2 the q that the
+     * quantizer gives the stored value, which must be an exception */
     const bool zero_q = a.src[FZ_OFF_CODEC_VERSION] < 2;
+    const lz_quant z = lz_quant_of(double_of(cd->eb_bits));
     const uint8_t *excl =
         a.src + cd->lists_at + (uint64_t)cd->nout * LZ_OUTLIER_BYTES;
     const int32_t *v = w.q + ts.sp.first;
@@ -1478,14 +1481,17 @@ __global__ void __launch_bounds__(kTileThreads)
     for (uint32_t k = ts.lo + threadIdx.x; k < ts.hi; k += kTileThreads) {
         const uint8_t *e = excl + (4ull + ES) * k;
         const uint32_t idx = fz_load32(e);
-        if (idx >= n || (k > 0 && idx <= fz_load32(e - (4 + ES))) ||
-            (zero_q && v[idx] != 0)) {
-            bad = true;
-            continue;
-        }
         U b = 0;
         for (int j = ES - 1; j >= 0; j--)
             b = (b << 8) | e[4 + j];
+        int32_t qe;
+        U re;
+        const bool quantizes = V::quant(b, z, &qe, &re);
+        if (idx >= n || (k > 0 && idx <= fz_load32(e - (4 + ES))) ||
+            (zero_q ? v[idx] != 0 : quantizes || v[idx] != qe)) {
+            bad = true;
+            continue;
+        }
         out[idx] = b; /* over the reconstruction of q, hashed by decode_box */
         hash += V::hash(b, idx) - V::hash(V::recon(v[idx], ebx2), idx);
     }
