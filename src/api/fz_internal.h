@@ -99,6 +99,10 @@ fz_status fz_table_scan_end(const fz_header *h, const fz_table_scan *t,
 /* Parse and check the fixed header as fz_inspect does. */
 fz_status fz_header_read(const uint8_t *src, uint64_t avail, fz_header *h);
 
+/* The oldest codec version the decoders of codec id still read
+ * (UINT32_MAX for an unknown id: nothing is readable); registry.c. */
+uint32_t fz_codec_oldest_version(uint32_t id);
+
 /* GPU backend for host buffers (pipeline.cu, or stubs without CUDA). */
 fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
                                size_t src_bytes, void *dst, size_t dst_capacity,

@@ -11,7 +11,8 @@
 
 typedef struct fz_codec_cpu {
     uint32_t id;
-    uint32_t version;
+    uint32_t version;        /* what the encoder writes */
+    uint32_t oldest_version; /* the oldest version the decoders still read */
     const char *name;
     /* Uncompressed bytes per chunk for this header's dtype/shape/options. */
     uint32_t (*chunk_bytes)(const fz_header *h);

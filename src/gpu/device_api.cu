@@ -96,6 +96,7 @@ fz_status prepare(const fz_params *p, void *d_scratch, size_t scratch_bytes,
     if (scratch_bytes < fz_gpu_scratch_bytes(&a->expect))
         return FZ_ERR_SCRATCH_TOO_SMALL;
     a->payload_off = fz_payload_offset(&a->expect);
+    a->oldest_version = fz_codec_oldest_version(a->expect.codec);
     uint8_t *base = static_cast<uint8_t *>(d_scratch);
     a->scratch = reinterpret_cast<fz_gpu_scratch *>(base);
     a->lookback =

@@ -40,7 +40,8 @@ struct fz_gpu_args {
     uint64_t src_size;
     uint64_t dst_capacity;
     uint64_t payload_off;
-    uint32_t verify; /* decode: check per-chunk data checksums */
+    uint32_t verify;         /* decode: check per-chunk data checksums */
+    uint32_t oldest_version; /* decode: the codec's oldest readable version */
     fz_gpu_scratch *scratch;
     unsigned long long *lookback; /* compress: per-chunk look-back state */
     unsigned long long *offsets;  /* decode: chunk start offsets (n + 1) */
@@ -209,10 +210,8 @@ static __device__ int fz_gpu_check_stream(const fz_gpu_args &a, fz_header *h) {
     const fz_header &e = a.expect;
     if (h->codec != e.codec)
         return FZS_PARAMS_MISMATCH;
-    /* lorenzo (codec 4) still decodes version 1 streams */
-    const uint32_t oldest = h->codec == 4u ? 1u : e.codec_version;
-    if (h->codec_version < oldest || h->codec_version > e.codec_version ||
-        h->chunk_bytes != e.chunk_bytes)
+    if (h->codec_version < a.oldest_version ||
+        h->codec_version > e.codec_version || h->chunk_bytes != e.chunk_bytes)
         return FZS_CORRUPT_HEADER;
     for (int k = 0; k < 4; k++)
         if (h->codec_params[k] != e.codec_params[k])

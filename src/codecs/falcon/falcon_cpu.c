@@ -78,14 +78,10 @@ static int falcon_decode_chunk(const fz_header *h, const uint8_t *src,
 }
 
 const fz_codec_cpu fz_falcon_cpu = {
-    FALCON_CODEC_ID,
-    FALCON_CODEC_VERSION,
-    "falcon",
-    falcon_chunk_bytes,
-    falcon_encode_capacity,
-    falcon_check_header,
-    NULL, /* lossless only */
-    falcon_encode_chunk,
-    falcon_decode_chunk,
+    FALCON_CODEC_ID,      FALCON_CODEC_VERSION,
+    FALCON_CODEC_VERSION, "falcon",
+    falcon_chunk_bytes,   falcon_encode_capacity,
+    falcon_check_header,  NULL, /* lossless only */
+    falcon_encode_chunk,  falcon_decode_chunk,
     falcon_check_params,
 };

@@ -218,8 +218,10 @@ static int sleek_check_params(fz_header *h, const int32_t options[4]) {
 }
 
 const fz_codec_cpu fz_sleek_cpu = {
-    SLEEK_CODEC_ID,        SLEEK_CODEC_VERSION,   "sleek",
-    sleek_chunk_bytes,     sleek_encode_capacity, sleek_check_header,
-    sleek_effective_bound, sleek_encode_chunk,    sleek_decode_chunk,
+    SLEEK_CODEC_ID,      SLEEK_CODEC_VERSION,
+    SLEEK_CODEC_VERSION, "sleek",
+    sleek_chunk_bytes,   sleek_encode_capacity,
+    sleek_check_header,  sleek_effective_bound,
+    sleek_encode_chunk,  sleek_decode_chunk,
     sleek_check_params,
 };
