@@ -551,17 +551,9 @@ struct Compressor {
         cudaGetLastError();
         fz_status st = upload_resident();
         loaded = true;
-        uint64_t tail = plan.h.original_bytes;
-        if (resident < plan.batch_count) {
-            uint64_t first, n, bytes;
-            fz_plan_batch(&plan, resident, &first, &n, &tail, &bytes);
-        }
-        const uint64_t esize = fz_dtype_size(plan.h.dtype);
         double lo = DBL_MAX, hi = -DBL_MAX;
         if (st == FZ_OK) /* overlaps the uploads of pinned input */
-            fz_value_range(plan.h.dtype, src + tail,
-                           (plan.h.original_bytes - tail) / esize, pl.threads,
-                           &lo, &hi);
+            host_range(resident, plan.batch_count, &lo, &hi);
         if (st == FZ_OK && resident)
             st = device_range(resident, &lo, &hi);
         return st == FZ_OK ? set_range(lo, hi) : st;
@@ -646,20 +638,10 @@ struct Compressor {
             }
             cudaGetLastError();
         }
-        if (st == FZ_OK && gpu_part)
+        if (st == FZ_OK && gpu_part) /* ranged[] in order: all done */
             st = from_cuda(cudaEventSynchronize(pl.ranged[gpu_part - 1]));
-        const size_t bytes = (size_t)(gpu_part * 2 * sizeof(double));
-        double *lo_hi = static_cast<double *>(malloc(bytes ? bytes : 1));
-        if (st == FZ_OK && !lo_hi)
-            st = FZ_ERR_OUT_OF_MEMORY;
-        if (st == FZ_OK && gpu_part) /* ranged[] done: an idle copy engine */
-            st = from_cuda(
-                cudaMemcpy(lo_hi, pl.d_ranges, bytes, cudaMemcpyDeviceToHost));
-        for (uint64_t b = 0; st == FZ_OK && b < gpu_part; b++) {
-            lo = lo_hi[2 * b] < lo ? lo_hi[2 * b] : lo;
-            hi = lo_hi[2 * b + 1] > hi ? lo_hi[2 * b + 1] : hi;
-        }
-        free(lo_hi);
+        if (st == FZ_OK && gpu_part) /* the slots are idle: no wait */
+            st = device_range(gpu_part, &lo, &hi);
         loaded = in_flight = true;
         return st == FZ_OK ? set_range(lo, hi) : st;
     }

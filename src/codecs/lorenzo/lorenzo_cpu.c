@@ -222,7 +222,7 @@ static void corner_extents(const lz_geom *g, uint64_t n, uint64_t ext[3]) {
     ext[2] = g->pd == 3 ? n / (g->X * g->Y) : 1;
 }
 
-/* Version 2 (lz_corner_terms): encode = 1 replaces each corner's q (its
+/* Version 2 (lz_corner_term): encode = 1 replaces each corner's q (its
  * in-tile residual) by its residual on the corner lattice, from the last
  * corner to the first so that every prediction reads q; encode = 0 is the
  * inverse, first to last, so that every prediction reads restored q. */
@@ -238,9 +238,13 @@ static void corner_pass(const lz_geom *g, int32_t *v, uint64_t n, int encode) {
         const uint64_t x = (c % cx) * g->tx, y = (c / cx % cy) * g->ty,
                        z = c / (cx * cy) * g->tz;
         const uint64_t i = (z * ext[1] + y) * ext[0] + x;
-        lz_corner_terms t;
-        lz_corner_terms_at(g, x, y, z, &t);
-        const uint32_t p = (uint32_t)lz_corner_prediction(&t, v, i);
+        uint32_t p = 0; /* wrapping: any int32 inputs */
+        for (uint32_t m = 1; m < 8; m++) {
+            uint64_t back;
+            int plus;
+            if (lz_corner_term(g, x, y, z, m, &back, &plus))
+                p += plus ? (uint32_t)v[i - back] : 0u - (uint32_t)v[i - back];
+        }
         v[i] = (int32_t)(encode ? (uint32_t)v[i] - p : (uint32_t)v[i] + p);
     }
 }

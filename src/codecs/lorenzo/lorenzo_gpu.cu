@@ -1349,7 +1349,7 @@ __global__ void __launch_bounds__(kTileThreads, kDecodeBoxBlocks)
 
 /* Version 2: the tile corners' lattice residuals back to q, before the
  * in-tile prefix sums: prefix sums over the lattice of tile corners along
- * x, then y, then z (the inverse of lz_corner_terms' Lorenzo prediction),
+ * x, then y, then z (the inverse of lz_corner_term's Lorenzo prediction),
  * one launch per axis, a warp per lattice line over a grid of (chunk,
  * line groups) so that thousands of lines run at once. A warp loads
  * kCornerRun corners per lane before it scans them (warp scans with a
@@ -1701,7 +1701,8 @@ __device__ void hist_add(bool shared_hist, uint32_t *sh, uint32_t *global,
  * shared memory fit, 62.5% occupancy. */
 constexpr int kQuantBlocks = 5;
 
-/* Whether value j of thread t of a box is a tile corner (lz_is_corner):
+/* Whether value j of thread t of a box is a tile corner (local x, y, z
+ * multiples of the tile extents):
  * boxes start on tile borders, so this follows from t and j (BoxShape). */
 template <int PD> __device__ bool corner_lane(uint32_t t, uint32_t j) {
     if (PD == 1)
@@ -1711,7 +1712,7 @@ template <int PD> __device__ bool corner_lane(uint32_t t, uint32_t j) {
     return j == 0 && t < BoxShape<3>::BX && (t & (LZ_TILE3X - 1)) == 0;
 }
 
-/* Version 2: a box's tile corners (lz_corner_terms): PD 1: thread 0,
+/* Version 2: a box's tile corners (lz_corner_term): PD 1: thread 0,
  * j = c; PD 2: thread 16 c, j = 0; PD 3: thread 32 c, j = 0 (corner_lane).
  * Each of their lattice terms (2^PD - 1 per corner) is one value of a
  * tile before, prequantized again from the input by its own thread at the
@@ -1727,23 +1728,29 @@ template <int PD> struct BoxCorners {
 static_assert(BoxCorners<2>::kCorners * BoxCorners<2>::kTerms <= kTileThreads,
               "a thread per term");
 
-/* Term m (1 .. 2^PD - 1: the axes one tile back) of corner c of the box:
- * the index of its value, and its sign as in lz_corner_terms (+ for an
- * odd number of axes); false where it falls outside the chunk. */
+/* Term m (1 .. 2^PD - 1, lz_corner_term) of corner c of the box: the
+ * index of its value and its sign; false where it falls outside the
+ * chunk. The geometry from the box's, with compile-time tile extents. */
 template <int PD>
 __device__ bool corner_term_at(const BoxGeom &bg, uint32_t box, uint32_t c,
                                uint32_t m, uint32_t *at, bool *plus) {
-    constexpr uint32_t tx = BoxShape<PD>::TX, ty = BoxShape<PD>::BY,
-                       tz = BoxShape<PD>::BZ;
+    lz_geom g;
+    g.pd = PD;
+    g.X = bg.Xc;
+    g.Y = bg.Yc;
+    g.Z = bg.Zc;
+    g.tx = BoxShape<PD>::TX;
+    g.ty = BoxShape<PD>::BY;
+    g.tz = BoxShape<PD>::BZ;
+    g.unit_values = 0; /* unused */
     const BoxValue o = box_origin(bg, box);
-    const uint32_t x = o.x + c * tx;
-    const bool ux = m & 1, uy = m & 2, uz = m & 4;
-    if (x >= bg.Xc || (ux && x < tx) || (uy && o.y < ty) || (uz && o.z < tz))
+    const uint32_t x = o.x + c * g.tx;
+    uint64_t back;
+    int p;
+    if (x >= bg.Xc || !lz_corner_term(&g, x, o.y, o.z, m, &back, &p))
         return false;
-    const uint32_t i = (o.z * bg.Yc + o.y) * bg.Xc + x;
-    *at = i - ((ux ? tx : 0u) + (uy ? ty * bg.Xc : 0u) +
-               (uz ? tz * bg.Xc * bg.Yc : 0u));
-    *plus = ux ^ uy ^ uz;
+    *at = (o.z * bg.Yc + o.y) * bg.Xc + x - (uint32_t)back;
+    *plus = p;
     return true;
 }
 

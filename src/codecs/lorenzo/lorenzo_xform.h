@@ -16,7 +16,7 @@
 
 #define LZ_CODEC_ID 4u
 /* Version 2 predicts tile corners from the corners before them
- * (lz_corner_terms); version 1 streams (corners coded as q) still decode. */
+ * (lz_corner_term); version 1 streams (corners coded as q) still decode. */
 #define LZ_CODEC_VERSION 2u
 #define LZ_CODEC_VERSION_MIN 1u
 
@@ -125,51 +125,23 @@ static FZ_HD void lz_coords(const lz_geom *g, uint64_t i, uint64_t *x,
  * corners: the corners one tile back along each nonempty subset S of the
  * pd axes, signed (-1)^(|S| + 1), those outside the chunk omitted (zero).
  * Decoding restores the corners in increasing index order (each term is a
- * smaller index) before the in-tile prefix sums. Terms: index distances
- * and signs, at most 2^3 - 1. */
-typedef struct lz_corner_terms {
-    uint32_t count;
-    uint64_t back[7];
-    int32_t sign[7];
-} lz_corner_terms;
-
-static FZ_HD int lz_is_corner(const lz_geom *g, uint64_t x, uint64_t y,
-                              uint64_t z) {
-    return x % g->tx == 0 && y % g->ty == 0 && z % g->tz == 0;
-}
-
-static FZ_HD void lz_corner_terms_at(const lz_geom *g, uint64_t x, uint64_t y,
-                                     uint64_t z, lz_corner_terms *t) {
-    const uint64_t step[3] = {g->tx, (uint64_t)g->ty * g->X,
-                              (uint64_t)g->tz * g->X * g->Y};
-    const int back_ok[3] = {x >= g->tx, g->pd >= 2 && y >= g->ty,
-                            g->pd >= 3 && z >= g->tz};
-    t->count = 0;
-    for (uint32_t m = 1; m < 8; m++) {
-        uint64_t back = 0;
-        int ok = 1, odd = 0;
-        for (uint32_t a = 0; a < 3; a++)
-            if ((m >> a) & 1u) {
-                ok &= back_ok[a];
-                back += step[a];
-                odd ^= 1;
-            }
-        if (ok) {
-            t->back[t->count] = back;
-            t->sign[t->count++] = odd ? 1 : -1;
-        }
-    }
-}
-
-/* The prediction of corner i from q (wrapping: any int32 inputs). */
-static FZ_HD int32_t lz_corner_prediction(const lz_corner_terms *t,
-                                          const int32_t *q, uint64_t i) {
-    uint32_t p = 0;
-    for (uint32_t k = 0; k < t->count; k++) {
-        const uint32_t v = (uint32_t)q[i - t->back[k]];
-        p += t->sign[k] > 0 ? v : 0u - v;
-    }
-    return (int32_t)p;
+ * smaller index) before the in-tile prefix sums. */
+/* Term m (1..7: the axes x = 1, y = 2, z = 4 one tile back) of the
+ * prediction of the corner at (x, y, z): 0 when it falls outside the
+ * chunk (a coordinate below its tile extent, an axis beyond pd); else 1,
+ * *back its index distance and *plus whether it is added (an odd number
+ * of axes) or subtracted. */
+static FZ_HD int lz_corner_term(const lz_geom *g, uint64_t x, uint64_t y,
+                                uint64_t z, uint32_t m, uint64_t *back,
+                                int *plus) {
+    const int ux = m & 1u, uy = (m >> 1) & 1u, uz = (m >> 2) & 1u;
+    if ((ux && x < g->tx) || (uy && (g->pd < 2 || y < g->ty)) ||
+        (uz && (g->pd < 3 || z < g->tz)))
+        return 0;
+    *back = (ux ? g->tx : 0u) + (uy ? (uint64_t)g->ty * g->X : 0u) +
+            (uz ? (uint64_t)g->tz * g->X * g->Y : 0u);
+    *plus = ux ^ uy ^ uz;
+    return 1;
 }
 
 /* ------------------------------------------------- prequantization */
