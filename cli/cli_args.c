@@ -27,7 +27,8 @@ enum {
     GROUP_SKIP_CHECKSUM = 1u << 9,
     GROUP_FORCE = 1u << 10,
     GROUP_FORMAT = 1u << 11,
-    GROUP_CODEC_OPTIONS = 1u << 12
+    GROUP_CODEC_OPTIONS = 1u << 12,
+    GROUP_ZERO_RUNS = 1u << 13
 };
 
 static const struct {
@@ -47,14 +48,15 @@ static const struct {
     {GROUP_FORCE, "-F"},
     {GROUP_FORMAT, "--text/--raw"},
     {GROUP_CODEC_OPTIONS, "--dim/--chunk-values"},
+    {GROUP_ZERO_RUNS, "--zero-runs"},
 };
 
 static const unsigned allowed_groups[] = {
     [CLI_CMD_NONE] = 0,
-    [CLI_CMD_COMPRESS] = GROUP_INPUT | GROUP_OUTPUT | GROUP_DTYPE |
-                         GROUP_SHAPE | GROUP_CODEC | GROUP_LOSSY |
-                         GROUP_BACKEND | GROUP_THREADS | GROUP_NO_CHECKSUM |
-                         GROUP_FORCE | GROUP_FORMAT | GROUP_CODEC_OPTIONS,
+    [CLI_CMD_COMPRESS] =
+        GROUP_INPUT | GROUP_OUTPUT | GROUP_DTYPE | GROUP_SHAPE | GROUP_CODEC |
+        GROUP_LOSSY | GROUP_BACKEND | GROUP_THREADS | GROUP_NO_CHECKSUM |
+        GROUP_FORCE | GROUP_FORMAT | GROUP_CODEC_OPTIONS | GROUP_ZERO_RUNS,
     [CLI_CMD_DECOMPRESS] = GROUP_INPUT | GROUP_OUTPUT | GROUP_DTYPE |
                            GROUP_SHAPE | GROUP_BACKEND | GROUP_THREADS |
                            GROUP_SKIP_CHECKSUM | GROUP_FORCE | GROUP_FORMAT,
@@ -62,7 +64,7 @@ static const unsigned allowed_groups[] = {
     [CLI_CMD_VERIFY] = GROUP_INPUT | GROUP_DTYPE | GROUP_SHAPE | GROUP_CODEC |
                        GROUP_LOSSY | GROUP_BACKEND | GROUP_THREADS |
                        GROUP_NO_CHECKSUM | GROUP_SKIP_CHECKSUM | GROUP_FORMAT |
-                       GROUP_CODEC_OPTIONS,
+                       GROUP_CODEC_OPTIONS | GROUP_ZERO_RUNS,
 };
 
 enum {
@@ -74,6 +76,7 @@ enum {
     LONG_RAW,
     LONG_DIM,
     LONG_CHUNK_VALUES,
+    LONG_ZERO_RUNS,
     LONG_STREAMS
 };
 
@@ -102,6 +105,7 @@ static const struct option long_options[] = {
     {"raw", no_argument, NULL, LONG_RAW},
     {"dim", required_argument, NULL, LONG_DIM},
     {"chunk-values", required_argument, NULL, LONG_CHUNK_VALUES},
+    {"zero-runs", no_argument, NULL, LONG_ZERO_RUNS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {"compress", no_argument, NULL, 'z'},
@@ -350,6 +354,7 @@ static int handle_value_option(parser *ps, int c, const char *arg) {
     case LONG_STREAMS: return parse_streams(ps, arg);
     case LONG_DIM: return parse_codec_option(ps, arg, 0);
     case LONG_CHUNK_VALUES: return parse_codec_option(ps, arg, 1);
+    case LONG_ZERO_RUNS: o->codec_options[1] = 1; return CLI_EXIT_OK;
     }
     return bad_option(ps, '?');
 }
@@ -403,6 +408,7 @@ static unsigned group_of(int c) {
     case LONG_RAW: return GROUP_FORMAT;
     case LONG_DIM:
     case LONG_CHUNK_VALUES: return GROUP_CODEC_OPTIONS;
+    case LONG_ZERO_RUNS: return GROUP_ZERO_RUNS;
     }
     return 0;
 }
@@ -447,6 +453,9 @@ static int check_codec_options(parser *ps) {
     if ((ps->seen & GROUP_CODEC_OPTIONS) && ps->o->codec != FZ_CODEC_GFC)
         return usage_error(ps, "--dim and --chunk-values apply to codec gfc "
                                "only (-c gfc)");
+    if ((ps->seen & GROUP_ZERO_RUNS) && ps->o->codec != FZ_CODEC_LORENZO)
+        return usage_error(ps, "--zero-runs applies to codec lorenzo only "
+                               "(-c lorenzo)");
     return CLI_EXIT_OK;
 }
 

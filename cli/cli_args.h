@@ -43,7 +43,8 @@ typedef struct cli_options {
     cli_backend backend;
     int32_t threads;      /* 0 = all cores */
     uint32_t gpu_streams; /* --streams: GPU pipeline streams, 0 = auto */
-    /* fz_params.codec_options: gfc --dim [0], --chunk-values [1] */
+    /* fz_params.codec_options: gfc --dim [0], --chunk-values [1];
+     * lorenzo --zero-runs [1] */
     int32_t codec_options[4];
     int no_checksum;
     int skip_checksum;

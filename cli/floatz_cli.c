@@ -55,7 +55,10 @@ static const char help_codec[] =
     "                        the type's finest spacing, keeps every bit. NaN,\n"
     "                        infinities and subnormals are kept exactly; -0.0\n"
     "                        may come back as +0.0\n"
-    "  --no-checksum         store no per-chunk data checksums\n";
+    "  --no-checksum         store no per-chunk data checksums\n"
+    "  --zero-runs           lorenzo: also try Huffman coding with runs of\n"
+    "                        zero residuals folded into run symbols (higher\n"
+    "                        ratio on smooth data at coarse bounds)\n";
 
 static const char help_backend[] =
     "  --cpu | --gpu         backend (default: the GPU when one is usable,\n"

@@ -95,6 +95,7 @@ static uint8_t *round_trip(const fz_params *p, const void *src, size_t *size) {
     CHECK(info.params.codec == FZ_CODEC_LORENZO);
     CHECK_EQ_U64(info.params.codec_options[0],
                  p->codec_options[0] ? p->codec_options[0] : 512);
+    CHECK_EQ_U64(info.params.codec_options[1], p->codec_options[1]);
     CHECK_EQ_U64(info.compressed_bytes, *size);
     const double abs_b = requested_abs(p, src, (size_t)n);
     if (p->mode == FZ_MODE_ABS)
@@ -394,16 +395,18 @@ static void damaged_case(const uint8_t *stream, size_t size, const void *want,
 static void group_corruption(void) {
     for (int ti = 0; ti < 2; ti++)
         for (int g = 0; g < TU_GEN_COUNT; g++)
-            for (int checksums = 0; checksums < 2; checksums++) {
+            for (int checksums = 0; checksums < 4; checksums++) {
                 const fz_dtype t = dtypes[ti];
                 const uint64_t dims[2] = {40, 33};
                 const size_t n = 40 * 33, bytes = n * tu_dtype_size(t);
                 void *src = tu_xmalloc(bytes);
                 tu_fill((tu_gen)g, t, src, n, 4);
                 fz_params p = lz_params(t, 2, dims, FZ_MODE_ABS, 1e-2);
-                p.flags = checksums ? 0 : FZ_FLAG_NO_CHECKSUM;
-                tu_context("corruption %s %s checksums %d", tu_dtype_name(t),
-                           tu_gen_name((tu_gen)g), checksums);
+                p.flags = checksums & 1 ? 0 : FZ_FLAG_NO_CHECKSUM;
+                p.codec_options[1] = checksums >> 1; /* zero runs */
+                tu_context("corruption %s %s checksums %d zero runs %d",
+                           tu_dtype_name(t), tu_gen_name((tu_gen)g),
+                           checksums & 1, checksums >> 1);
                 size_t size = 0, got = 0;
                 uint8_t *stream = round_trip(&p, src, &size);
                 uint8_t *want = (uint8_t *)tu_xmalloc(bytes);
@@ -418,9 +421,9 @@ static void group_corruption(void) {
                 for (size_t pos = 0; pos < size; pos++) {
                     const uint8_t keep = stream[pos];
                     stream[pos] ^= (uint8_t)(1u << tu_below(&r, 8));
-                    damaged_case(stream, size, want, bytes, checksums);
+                    damaged_case(stream, size, want, bytes, checksums & 1);
                     stream[pos] = (uint8_t)tu_below(&r, 256);
-                    damaged_case(stream, size, want, bytes, checksums);
+                    damaged_case(stream, size, want, bytes, checksums & 1);
                     stream[pos] = keep;
                 }
                 free(want);
@@ -456,17 +459,20 @@ static void group_invalid(void) {
     CHECK_STATUS(fz_compress(&p, src, sizeof src, dst, sizeof dst, &size),
                  FZ_ERR_INVALID_ARGUMENT);
     tu_context("radius out of range, unused options");
-    const int32_t bad[][4] = {{1, 0, 0, 0},
-                              {-5, 0, 0, 0},
-                              {32769, 0, 0, 0},
-                              {0, 1, 0, 0},
-                              {0, 0, 0, 7}};
-    for (int k = 0; k < 5; k++) {
+    const int32_t bad[][4] = {{1, 0, 0, 0}, {-5, 0, 0, 0}, {32769, 0, 0, 0},
+                              {0, 2, 0, 0}, {0, -1, 0, 0}, {32753, 1, 0, 0},
+                              {0, 0, 1, 0}, {0, 0, 0, 7}};
+    for (int k = 0; k < 8; k++) {
         p = lz_params(FZ_F32, 1, dims, FZ_MODE_ABS, 1e-3);
         memcpy(p.codec_options, bad[k], sizeof p.codec_options);
         CHECK_STATUS(fz_compress(&p, src, sizeof src, dst, sizeof dst, &size),
                      FZ_ERR_INVALID_ARGUMENT);
     }
+    tu_context("zero runs: the CPU backend's alone");
+    p = lz_params(FZ_F32, 1, dims, FZ_MODE_ABS, 1e-3);
+    p.codec_options[1] = (int32_t)LZ_OPT_ZERO_RUNS;
+    CHECK_OK(fz_compress(&p, src, sizeof src, dst, sizeof dst, &size));
+    CHECK(!fz_gpu_supports(&p));
     fz_codec c;
     CHECK_OK(fz_codec_from_name("lorenzo", &c));
     CHECK(c == FZ_CODEC_LORENZO);
@@ -1166,10 +1172,10 @@ static const struct {
     size_t size;
     uint64_t hash;
 } pinned_want[] = {
-    {253769, 0xd8472970c6ea83a1ull}, {447660, 0xd35bcbb3d789b27eull},
-    {80355, 0xd789605ebac67f10ull},  {171184, 0xa64497d9b7106d51ull},
-    {1478, 0xf453f8fa60b7dbbfull},   {33684, 0x91895e9b5446d7a8ull},
-    {15832, 0x3e5aabc8d3aacebbull},
+    {253769, 0x97c8273ee8c15151ull}, {447660, 0xa535a000b0602103ull},
+    {80355, 0xbfd9ca7bec8763e9ull},  {171184, 0xb1df376949e1f7f5ull},
+    {1478, 0x819412213b4304e7ull},   {33684, 0x8a5c9559afd8c215ull},
+    {15832, 0x9be66a966c173594ull},
 };
 
 /* The exact bytes of a few streams, so that no rewrite of the coder can
@@ -1245,7 +1251,7 @@ static uint8_t *from_hex(const char *hex, size_t *size) {
 }
 
 /* Version 1 streams decode to the bytes the version 1 decoder returned;
- * versions 0 and 3 are refused as corrupt headers. */
+ * versions 0 and 4 are refused as corrupt headers. */
 static void group_v1(void) {
     const size_t count =
         sizeof lorenzo_v1_streams / sizeof lorenzo_v1_streams[0];
@@ -1263,7 +1269,7 @@ static void group_v1(void) {
             CHECK_EQ_U64(got, bytes);
             CHECK_EQ_U64(fnv64(out, bytes), lorenzo_v1_streams[k].decoded_fnv);
         }
-        const uint8_t bad_versions[] = {0, 3};
+        const uint8_t bad_versions[] = {0, LZ_CODEC_VERSION + 1};
         for (size_t b = 0; b < sizeof bad_versions; b++) {
             s[FZ_OFF_CODEC_VERSION] = bad_versions[b];
             fz_store32(s + FZ_OFF_HEADER_HASH, fz_header_hash(s));
@@ -1273,6 +1279,98 @@ static void group_v1(void) {
         free(out);
         free(s);
         cases_run++;
+    }
+}
+
+/* ------------------------------------------------------- zero runs */
+/* Size of the stream of p with and without the zero-run workflow; both
+ * round trips checked. Allowing a workflow never makes a chunk larger. */
+static void zero_run_sizes(fz_params *p, const void *src, size_t *plain,
+                           size_t *zr) {
+    p->codec_options[1] = 0;
+    free(round_trip(p, src, plain));
+    p->codec_options[1] = (int32_t)LZ_OPT_ZERO_RUNS;
+    free(round_trip(p, src, zr));
+    CHECK(*zr <= *plain);
+}
+
+static void group_zeroruns(void) {
+    const double bounds[] = {1e-1, 1e-2, 1e-4};
+    size_t plain = 0, zr = 0;
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int ti = 0; ti < 2; ti++)
+            for (int g = 0; g < TU_GEN_COUNT; g++)
+                for (int bi = 0; bi < 3; bi++) {
+                    const shape *sh = &shapes[si];
+                    const size_t n = (size_t)shape_count(sh);
+                    const fz_dtype t = dtypes[ti];
+                    void *src = tu_xmalloc(n * tu_dtype_size(t));
+                    tu_fill((tu_gen)g, t, src, n, 31 + si);
+                    tu_context("zero runs: shape %zu %s %s REL %g", si,
+                               tu_dtype_name(t), tu_gen_name((tu_gen)g),
+                               bounds[bi]);
+                    fz_params p =
+                        lz_params(t, sh->nd, sh->d, FZ_MODE_REL, bounds[bi]);
+                    zero_run_sizes(&p, src, &plain, &zr);
+                    free(src);
+                }
+    for (int ti = 0; ti < 2; ti++) {
+        const fz_dtype t = dtypes[ti];
+        const uint64_t dims[3] = {64, 64, 40};
+        const size_t n = 64 * 64 * 40;
+        void *src = tu_xmalloc(n * tu_dtype_size(t));
+        /* zeros: every code is the zero residual; one RLE run wins */
+        tu_fill(TU_GEN_ZEROS, t, src, n, 1);
+        tu_context("zero runs: zeros %s", tu_dtype_name(t));
+        fz_params p = lz_params(t, 3, dims, FZ_MODE_ABS, 1e-3);
+        zero_run_sizes(&p, src, &plain, &zr);
+        CHECK(zr == plain);
+        /* a ramp: zero residuals inside tiles, others at tile borders */
+        for (size_t i = 0; i < n; i++)
+            tu_set_value(t, src, i,
+                         0.5 * (double)(i % 64) + (double)((i / 64) % 64) +
+                             2.0 * (double)(i / 4096));
+        tu_context("zero runs: ramp %s", tu_dtype_name(t));
+        zero_run_sizes(&p, src, &plain, &zr);
+        CHECK(zr < plain);
+        /* smooth data at a coarse bound: long runs of zero residuals
+         * between other codes */
+        for (size_t i = 0; i < n; i++)
+            tu_set_value(t, src, i,
+                         sin((double)(i % 64) / 9.0) +
+                             cos((double)((i / 64) % 64) / 7.0) +
+                             0.5 * sin((double)(i / 4096) / 5.0));
+        tu_context("zero runs: smooth %s", tu_dtype_name(t));
+        p = lz_params(t, 3, dims, FZ_MODE_REL, 1e-2);
+        zero_run_sizes(&p, src, &plain, &zr);
+        CHECK(zr < plain);
+        /* the largest radius that allows zero runs */
+        p.codec_options[0] = (int32_t)LZ_ZRUN_RADIUS_MAX;
+        zero_run_sizes(&p, src, &plain, &zr);
+        CHECK(zr < plain);
+        /* version 2 is version 3 without zero runs: such a stream with a
+         * version 2 header decodes the same; a zero-run one is refused */
+        const size_t bytes = n * tu_dtype_size(t);
+        uint8_t *want = (uint8_t *)tu_xmalloc(bytes);
+        uint8_t *out = (uint8_t *)tu_xmalloc(bytes);
+        size_t got = 0;
+        for (int32_t opt = 0; opt <= 1; opt++) {
+            p.codec_options[1] = opt;
+            uint8_t *s = round_trip(&p, src, &zr);
+            CHECK_OK(fz_decompress(s, zr, want, bytes, NULL, &got));
+            s[FZ_OFF_CODEC_VERSION] = 2;
+            fz_store32(s + FZ_OFF_HEADER_HASH, fz_header_hash(s));
+            memset(out, 0, bytes);
+            const fz_status st = fz_decompress(s, zr, out, bytes, NULL, &got);
+            if (opt)
+                CHECK_EQ_U64(st, FZ_ERR_CORRUPT_HEADER);
+            else
+                CHECK(st == FZ_OK && memcmp(out, want, bytes) == 0);
+            free(s);
+        }
+        free(want);
+        free(out);
+        free(src);
     }
 }
 
@@ -1298,6 +1396,7 @@ static const named_group groups[] = {
     {"lengths", group_lengths},
     {"rle", group_rle},
     {"v1", group_v1},
+    {"zeroruns", group_zeroruns},
 };
 
 int main(int argc, char **argv) {

@@ -2,8 +2,9 @@
  * in parallel). Dual quantization (prequantize to integers, Lorenzo
  * residuals on the integers), values the prequantization cannot bring
  * within the bound stored exactly, then per chunk the smaller of a
- * canonical Huffman coding (parallel-decodable sub-blocks) and a run-length
- * coding of the quant codes. Layout: docs/FORMAT.md; design and the bound
+ * canonical Huffman coding (parallel-decodable sub-blocks), a run-length
+ * coding of the quant codes and, when allowed, a Huffman coding with zero
+ * runs. Layout: docs/FORMAT.md; design and the bound
  * argument: docs/LORENZO.md. */
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,10 @@ static int lorenzo_check_header(const fz_header *h) {
     if (h->codec_version < LZ_CODEC_VERSION_MIN ||
         h->codec_version > LZ_CODEC_VERSION || h->mode == 0 ||
         r < LZ_RADIUS_MIN || r > LZ_RADIUS_MAX ||
-        h->codec_params[1] | h->codec_params[2] | h->codec_params[3] ||
+        (h->codec_params[1] &&
+         (h->codec_params[1] != LZ_OPT_ZERO_RUNS || h->codec_version < 3 ||
+          r > LZ_ZRUN_RADIUS_MAX)) ||
+        h->codec_params[2] | h->codec_params[3] ||
         h->chunk_bytes != lz_chunk_bytes(h))
         return FZS_CORRUPT_HEADER;
     if (h->mode == 1 && h->bound_eff_bits != h->bound_bits)
@@ -51,17 +55,25 @@ static int lorenzo_check_header(const fz_header *h) {
 
 /* Lossy modes only (lossless: use another codec). A bound of 0 (ABS 0, or
  * REL over a zero range) stores every chunk verbatim, i.e. exactly.
- * codec_options[0] = radius (0 = 512), others 0. */
+ * codec_options[0] = radius (0 = 512), [1] = 0 or LZ_OPT_ZERO_RUNS (radius
+ * at most LZ_ZRUN_RADIUS_MAX), others 0. */
 static int lorenzo_check_params(fz_header *h, const int32_t options[4]) {
     if (h->mode == 0)
         return FZS_UNSUPPORTED;
     const int32_t r = options[0] ? options[0] : (int32_t)LZ_RADIUS_DEFAULT;
     if (r < (int32_t)LZ_RADIUS_MIN || r > (int32_t)LZ_RADIUS_MAX ||
-        options[1] || options[2] || options[3])
+        (options[1] && (options[1] != (int32_t)LZ_OPT_ZERO_RUNS ||
+                        r > (int32_t)LZ_ZRUN_RADIUS_MAX)) ||
+        options[2] || options[3])
         return FZS_INVALID_ARGUMENT;
     h->codec_params[0] = (uint32_t)r;
-    h->codec_params[1] = h->codec_params[2] = h->codec_params[3] = 0;
+    h->codec_params[1] = (uint32_t)options[1];
+    h->codec_params[2] = h->codec_params[3] = 0;
     return FZS_OK;
+}
+
+static int zero_runs_allowed(const fz_header *h) {
+    return (h->codec_params[1] & LZ_OPT_ZERO_RUNS) != 0;
 }
 
 /* --------------------------------------------------------- encoding */
@@ -74,6 +86,8 @@ typedef struct lz_work {
     int32_t *out_delta;
     uint64_t nout;
     lz_huff huff;
+    uint16_t *zcodes; /* zero-run symbols (when allowed) */
+    lz_huff zhuff;
 } lz_work;
 
 static void work_free(lz_work *w) {
@@ -82,21 +96,32 @@ static void work_free(lz_work *w) {
     free(w->exc);
     free(w->out_idx);
     free(w->out_delta);
+    free(w->zcodes);
+    lz_huff_free(&w->huff);
+    lz_huff_free(&w->zhuff);
 }
 
-static int work_alloc(lz_work *w, uint64_t n) {
+/* Work arrays for a chunk of n values; the zero-run coder only when the
+ * header allows that workflow. */
+static int work_alloc(lz_work *w, const fz_header *h, uint64_t n) {
     memset(w, 0, sizeof *w);
     const size_t m = (size_t)n ? (size_t)n : 1;
+    const uint32_t nsym = 2 * h->codec_params[0];
     w->q = (int32_t *)malloc(m * sizeof(int32_t));
     w->codes = (uint16_t *)malloc(m * sizeof(uint16_t));
     w->exc = (uint32_t *)malloc(m * sizeof(uint32_t));
     w->out_idx = (uint32_t *)malloc(m * sizeof(uint32_t));
     w->out_delta = (int32_t *)malloc(m * sizeof(int32_t));
-    if (!w->q || !w->codes || !w->exc || !w->out_idx || !w->out_delta) {
-        work_free(w);
-        return 0;
+    int ok = w->q && w->codes && w->exc && w->out_idx && w->out_delta &&
+             lz_huff_alloc(&w->huff, n, nsym);
+    if (ok && zero_runs_allowed(h)) {
+        w->zcodes = (uint16_t *)malloc(m * sizeof(uint16_t));
+        ok = w->zcodes && lz_huff_alloc(&w->zhuff, n, nsym + LZ_ZRUN_SYMBOLS);
+        w->zhuff.zsym = nsym;
     }
-    return 1;
+    if (!ok)
+        work_free(w);
+    return ok;
 }
 
 /* Prequantize every value; exceptions get q = 0. Returns the hash sum of
@@ -321,6 +346,37 @@ static uint8_t *write_rle(uint8_t *p, const uint16_t *codes, uint64_t n,
     return leb;
 }
 
+/* Zero-run symbols of codes[0..n): each maximal run of code `radius`
+ * (residual 0) of length L becomes Z_k = zsym + k for the set bits k of
+ * L, highest first; other codes stay. Returns their count. */
+static uint64_t zero_run_symbols(const uint16_t *codes, uint64_t n,
+                                 uint32_t radius, uint32_t zsym,
+                                 uint16_t *out) {
+    uint64_t m = 0;
+    for (uint64_t i = 0; i < n;) {
+        if (codes[i] != radius) {
+            out[m++] = codes[i++];
+            continue;
+        }
+        uint64_t j = i + 1;
+        while (j < n && codes[j] == radius)
+            j++;
+        for (int k = 63; k >= 0; k--)
+            if ((j - i) >> k & 1)
+                out[m++] = (uint16_t)(zsym + (uint32_t)k);
+        i = j;
+    }
+    return m;
+}
+
+/* Bytes of the zero-run code stream: u32 symbol count, then the Huffman
+ * coding of the symbols (zero-run table head). */
+static uint64_t zero_run_plan(lz_work *w, uint64_t n, uint32_t radius,
+                              uint64_t *m) {
+    *m = zero_run_symbols(w->codes, n, radius, w->zhuff.zsym, w->zcodes);
+    return 4 + lz_huff_plan(&w->zhuff, w->zcodes, *m);
+}
+
 static uint8_t *write_lists(uint8_t *p, const fz_header *h, const void *src,
                             const lz_work *w) {
     const uint32_t es = fz_dtype_size(h->dtype);
@@ -358,19 +414,32 @@ static size_t encode_chunk(const fz_header *h, const void *src, uint64_t n,
     /* Huffman wins ties, so the exact RLE size matters only below it */
     const uint64_t rle =
         4 + 3 * runs >= huff ? huff : rle_size(w->codes, n, &runs);
-    const int use_rle = rle < huff;
-    const uint64_t total = lists + (use_rle ? rle : huff);
+    uint32_t flow = rle < huff ? LZ_FLOW_RLE : LZ_FLOW_HUFFMAN;
+    uint64_t best = flow == LZ_FLOW_RLE ? rle : huff, zsyms = 0;
+    if (zero_runs_allowed(h)) { /* then zero runs, on a strict gain only */
+        const uint64_t zr = zero_run_plan(w, n, radius, &zsyms);
+        /* a stream of run symbols alone (every code the zero residual) is
+         * not valid; RLE's one run is smaller there anyway */
+        const int wins = zr < best && w->zhuff.lo <= w->zhuff.hi;
+        flow = wins ? LZ_FLOW_ZRUNS : flow;
+        best = wins ? zr : best;
+    }
+    const uint64_t total = lists + best;
     if (total >= raw)
         goto verbatim;
-    dst[0] = (uint8_t)(use_rle ? LZ_FLOW_RLE : LZ_FLOW_HUFFMAN);
+    dst[0] = (uint8_t)flow;
     dst[1] = dst[2] = dst[3] = 0;
     fz_store32(dst + 4, (uint32_t)w->nout);
     fz_store32(dst + 8, (uint32_t)w->nexc);
     uint8_t *p = write_lists(dst + LZ_CHUNK_HEAD, h, src, w);
-    if (use_rle)
+    if (flow == LZ_FLOW_RLE) {
         write_rle(p, w->codes, n, runs);
-    else
+    } else if (flow == LZ_FLOW_ZRUNS) {
+        fz_store32(p, (uint32_t)zsyms);
+        lz_huff_write(&w->zhuff, w->zcodes, zsyms, p + 4);
+    } else {
         lz_huff_write(&w->huff, w->codes, n, p);
+    }
     return (size_t)total;
 verbatim: /* the input itself: exact, so its own checksum */
     memcpy(dst, src, (size_t)raw);
@@ -382,17 +451,14 @@ static size_t lorenzo_encode_chunk(const fz_header *h, const void *src,
                                    uint64_t nvalues, uint8_t *dst,
                                    uint32_t *checksum) {
     lz_work w;
-    if (!work_alloc(&w, nvalues) ||
-        !lz_huff_alloc(&w.huff, nvalues, 2 * h->codec_params[0])) {
+    if (!work_alloc(&w, h, nvalues)) {
         /* no memory: the raw bytes are a valid chunk */
-        work_free(&w);
         memcpy(dst, src, (size_t)(nvalues * fz_dtype_size(h->dtype)));
         *checksum = fz_hash_bytes((const uint8_t *)src,
                                   nvalues * fz_dtype_size(h->dtype));
         return (size_t)(nvalues * fz_dtype_size(h->dtype));
     }
     size_t size = encode_chunk(h, src, nvalues, dst, checksum, &w);
-    lz_huff_free(&w.huff);
     work_free(&w);
     return size;
 }
@@ -496,11 +562,55 @@ static int write_values(const fz_header *h, const int32_t *q, uint64_t n,
 }
 
 typedef struct lz_decode_work {
-    uint16_t *codes;
+    uint16_t *codes, *zcodes;
     int32_t *v;
     uint8_t *len;
     uint32_t *syms;
 } lz_decode_work;
+
+/* Codes from zero-run symbols z[0..m): Z_k (zsym + k) is 2^k codes
+ * `radius`, others are codes; they must make exactly n codes. */
+static int expand_zero_runs(const uint16_t *z, uint64_t m, uint32_t zsym,
+                            uint32_t radius, uint16_t *codes, uint64_t n) {
+    uint64_t i = 0;
+    for (uint64_t j = 0; j < m; j++) {
+        if (z[j] < zsym) {
+            if (i == n)
+                return FZS_CORRUPT_CHUNK;
+            codes[i++] = z[j];
+            continue;
+        }
+        const uint32_t k = z[j] - zsym; /* < LZ_ZRUN_SYMBOLS: the table */
+        if (k >= 63 || n - i < (uint64_t)1 << k)
+            return FZS_CORRUPT_CHUNK;
+        for (uint64_t e = i + ((uint64_t)1 << k); i < e; i++)
+            codes[i] = (uint16_t)radius;
+    }
+    return i == n ? FZS_OK : FZS_CORRUPT_CHUNK;
+}
+
+/* The zero-run code stream: u32 symbol count m (1..n), then their
+ * Huffman coding (zero-run table head). */
+static int read_zero_runs(const fz_header *h, const uint8_t *p,
+                          const uint8_t *end, uint64_t n,
+                          const lz_decode_work *w) {
+    const uint32_t radius = h->codec_params[0], zsym = 2 * radius;
+    if (end - p < 4)
+        return FZS_CORRUPT_CHUNK;
+    const uint64_t m = fz_load32(p);
+    if (m == 0 || m > n)
+        return FZS_CORRUPT_CHUNK;
+    int s = lz_huff_read_z(p + 4, (size_t)(end - p - 4), w->zcodes, m,
+                           zsym + LZ_ZRUN_SYMBOLS, zsym, w->len, w->syms);
+    return s == FZS_OK
+               ? expand_zero_runs(w->zcodes, m, zsym, radius, w->codes, n)
+               : s;
+}
+
+/* The workflows a chunk of this header may use. */
+static uint32_t last_flow(const fz_header *h) {
+    return zero_runs_allowed(h) ? LZ_FLOW_ZRUNS : LZ_FLOW_RLE;
+}
 
 static int decode_chunk(const fz_header *h, const uint8_t *src, size_t size,
                         void *dst, uint64_t n, const lz_decode_work *w) {
@@ -508,7 +618,7 @@ static int decode_chunk(const fz_header *h, const uint8_t *src, size_t size,
     int32_t *v = w->v;
     const uint32_t es = fz_dtype_size(h->dtype);
     const uint32_t radius = h->codec_params[0];
-    if (size < LZ_CHUNK_HEAD || src[0] > LZ_FLOW_RLE || src[1] || src[2] ||
+    if (size < LZ_CHUNK_HEAD || src[0] > last_flow(h) || src[1] || src[2] ||
         src[3] || bound_of(h) == 0.0)
         return FZS_CORRUPT_CHUNK;
     const uint64_t nout = fz_load32(src + 4), nexc = fz_load32(src + 8);
@@ -519,11 +629,13 @@ static int decode_chunk(const fz_header *h, const uint8_t *src, size_t size,
     const uint8_t *exc = outliers + nout * LZ_OUTLIER_BYTES;
     const uint8_t *payload = src + LZ_CHUNK_HEAD + lists;
     int s = check_lists(outliers, nout, nexc, n, es, radius);
-    if (s == FZS_OK)
-        s = src[0] == LZ_FLOW_RLE
-                ? lz_rle_read(payload, src + size, codes, n, 2 * radius)
-                : lz_huff_read(payload, (size_t)(src + size - payload), codes,
-                               n, 2 * radius, w->len, w->syms);
+    if (s == FZS_OK && src[0] == LZ_FLOW_RLE)
+        s = lz_rle_read(payload, src + size, codes, n, 2 * radius);
+    else if (s == FZS_OK && src[0] == LZ_FLOW_ZRUNS)
+        s = read_zero_runs(h, payload, src + size, n, w);
+    else if (s == FZS_OK)
+        s = lz_huff_read(payload, (size_t)(src + size - payload), codes, n,
+                         2 * radius, w->len, w->syms);
     if (s == FZS_OK)
         s = residuals_of(codes, outliers, nout, n, radius, v);
     if (s != FZS_OK)
@@ -538,16 +650,20 @@ static int decode_chunk(const fz_header *h, const uint8_t *src, size_t size,
 static int lorenzo_decode_chunk(const fz_header *h, const uint8_t *src,
                                 size_t size, void *dst, uint64_t nvalues) {
     const size_t m = (size_t)nvalues ? (size_t)nvalues : 1;
-    const size_t nsym = 2 * (size_t)h->codec_params[0];
+    const int zr = zero_runs_allowed(h);
+    const size_t nsym =
+        2 * (size_t)h->codec_params[0] + (zr ? LZ_ZRUN_SYMBOLS : 0);
     lz_decode_work w;
     w.codes = (uint16_t *)malloc(m * sizeof(uint16_t));
+    w.zcodes = zr ? (uint16_t *)malloc(m * sizeof(uint16_t)) : NULL;
     w.v = (int32_t *)malloc(m * sizeof(int32_t));
     w.len = (uint8_t *)malloc(nsym);
     w.syms = (uint32_t *)malloc(nsym * sizeof(uint32_t));
-    int s = w.codes && w.v && w.len && w.syms
+    int s = w.codes && (w.zcodes || !zr) && w.v && w.len && w.syms
                 ? decode_chunk(h, src, size, dst, nvalues, &w)
                 : FZS_OUT_OF_MEMORY;
     free(w.codes);
+    free(w.zcodes);
     free(w.v);
     free(w.len);
     free(w.syms);

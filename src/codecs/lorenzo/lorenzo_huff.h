@@ -228,8 +228,11 @@ static inline void lz_huff_lengths(const uint32_t *freq, uint32_t nsym,
 }
 
 /* ------------------------------------------------------- CPU coder */
+/* Alphabet [0, nsym): codes below zsym, then (zero-run coding, zsym <
+ * nsym) the symbols Z_k = zsym + k, whose lengths follow those of the
+ * codes' range lo..hi in the table, after a u8 count zk. */
 typedef struct lz_huff {
-    uint32_t nsym, lo, hi;
+    uint32_t nsym, zsym, lo, hi, zk;
     uint32_t *freq, *code;
     uint32_t *part; /* 3 more histograms [3 nsym], merged into freq */
     uint8_t *len;
@@ -253,7 +256,7 @@ static inline void lz_huff_free(lz_huff *hf) {
 
 static inline int lz_huff_alloc(lz_huff *hf, uint64_t n, uint32_t nsym) {
     memset(hf, 0, sizeof *hf);
-    hf->nsym = nsym;
+    hf->nsym = hf->zsym = nsym;
     hf->freq = (uint32_t *)malloc(nsym * sizeof(uint32_t));
     hf->part = (uint32_t *)malloc(3 * (size_t)nsym * sizeof(uint32_t));
     hf->code = (uint32_t *)malloc(nsym * sizeof(uint32_t));
@@ -295,6 +298,36 @@ static inline void lz_histogram(lz_huff *hf, const uint16_t *codes,
         h0[s] += h1[s] + h2[s] + h3[s];
 }
 
+/* Bytes of a table head: u16 lo, u16 hi (and u8 zk with zero runs),
+ * then 5-bit lengths of `entries` symbols, zero-padded to a byte. */
+static FZ_HD uint32_t lz_table_bytes(int zero_runs, uint32_t entries) {
+    return (zero_runs ? 5u : 4u) + (5u * entries + 7) / 8;
+}
+
+/* Table entries: the codes lo..hi (none when lo > hi), then zk. */
+static FZ_HD uint32_t lz_table_entries(uint32_t lo, uint32_t hi, uint32_t zk) {
+    return (lo <= hi ? hi - lo + 1 : 0) + zk;
+}
+
+/* Used range of the codes (lo = 1, hi = 0 when none is used: possible
+ * only with zero runs, and such a stream is never written) and the
+ * zero-run symbols up to the last used. */
+static inline void lz_huff_range(lz_huff *hf) {
+    hf->lo = 0;
+    while (hf->lo < hf->zsym && !hf->len[hf->lo])
+        hf->lo++;
+    hf->hi = hf->zsym - 1;
+    while (hf->hi > hf->lo && !hf->len[hf->hi])
+        hf->hi--;
+    if (hf->lo == hf->zsym) {
+        hf->lo = 1;
+        hf->hi = 0;
+    }
+    hf->zk = hf->nsym - hf->zsym;
+    while (hf->zk && !hf->len[hf->zsym + hf->zk - 1])
+        hf->zk--;
+}
+
 /* Histogram, lengths, canonical codes and sub-block sizes of codes[0..n)
  * (n >= 1); returns the exact size of the code stream in bytes. */
 static inline uint64_t lz_huff_plan(lz_huff *hf, const uint16_t *codes,
@@ -303,18 +336,15 @@ static inline uint64_t lz_huff_plan(lz_huff *hf, const uint16_t *codes,
         base[LZ_HUFF_MAXLEN + 1];
     lz_histogram(hf, codes, n);
     lz_huff_lengths(hf->freq, hf->nsym, hf->len, hf->s);
-    hf->lo = 0;
-    while (!hf->len[hf->lo])
-        hf->lo++;
-    hf->hi = hf->nsym - 1;
-    while (!hf->len[hf->hi])
-        hf->hi--;
+    lz_huff_range(hf);
     lz_canonical(hf->len, hf->nsym, count, first, base);
     for (uint32_t sym = 0; sym < hf->nsym; sym++)
         if (hf->len[sym])
             hf->code[sym] = first[hf->len[sym]]++;
     const uint64_t nsub = lz_sub_count(n);
-    uint64_t size = 4 + lz_lengths_bytes(hf->lo, hf->hi) + LZ_SUB_SIZE * nsub;
+    uint64_t size = lz_table_bytes(hf->zsym < hf->nsym,
+                                   lz_table_entries(hf->lo, hf->hi, hf->zk)) +
+                    LZ_SUB_SIZE * nsub;
     for (uint64_t b = 0; b < nsub; b++) {
         const uint64_t end =
             (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;
@@ -367,13 +397,20 @@ static inline void lz_huff_write_sub(const lz_huff *hf, const uint16_t *codes,
 
 static inline void lz_huff_write(const lz_huff *hf, const uint16_t *codes,
                                  uint64_t n, uint8_t *p) {
+    const int zero_runs = hf->zsym < hf->nsym;
+    const uint32_t entries = lz_table_entries(hf->lo, hf->hi, hf->zk);
+    const uint32_t tbytes = lz_table_bytes(zero_runs, entries);
+    memset(p, 0, tbytes);
     fz_store16(p, (uint16_t)hf->lo);
     fz_store16(p + 2, (uint16_t)hf->hi);
-    p += 4;
-    const uint32_t tbytes = lz_lengths_bytes(hf->lo, hf->hi);
-    memset(p, 0, tbytes);
-    for (uint32_t sym = hf->lo; sym <= hf->hi; sym++)
-        put_bits(p, 5 * (uint64_t)(sym - hf->lo), hf->len[sym], 5);
+    if (zero_runs)
+        p[4] = (uint8_t)hf->zk;
+    uint8_t *tab = p + (zero_runs ? 5 : 4);
+    uint64_t pos = 0;
+    for (uint32_t sym = hf->lo; sym <= hf->hi; sym++, pos += 5)
+        put_bits(tab, pos, hf->len[sym], 5);
+    for (uint32_t k = 0; k < hf->zk; k++, pos += 5)
+        put_bits(tab, pos, hf->len[hf->zsym + k], 5);
     p += tbytes;
     const uint64_t nsub = lz_sub_count(n);
     for (uint64_t b = 0; b < nsub; b++, p += LZ_SUB_SIZE)
@@ -402,44 +439,52 @@ typedef struct lz_huff_table {
     uint32_t minlen;
 } lz_huff_table;
 
-/* The head of a code stream of n codes (alphabet nsym) at p[0..size):
- * lo, hi, the 5-bit lengths of lo..hi (zero-padded), room for the
+/* The head of a code stream of n codes (alphabet nsym; zero-run symbols
+ * from zsym on, none when zsym = nsym) at p[0..size): lo, hi (zk), the
+ * 5-bit lengths of lo..hi (and of Z_0..Z_zk-1), zero-padded, room for the
  * sub-block sizes. Fills len[nsym], the canonical table t and syms (the
  * used symbols in code order), and returns the offset of the sub-block
- * sizes, or 0 when the head is malformed: lengths over the limit, lo or
- * hi unused, nonzero padding, an incomplete code (a single symbol must
- * have length 1). */
-static FZ_HD uint32_t lz_huff_parse_table(const uint8_t *p, uint64_t size,
-                                          uint64_t n, uint32_t nsym,
-                                          uint8_t *len, lz_huff_table *t,
-                                          uint32_t *syms) {
-    if (size < 4)
+ * sizes, or 0 when the head is malformed: lengths over the limit, lo, hi
+ * or Z_zk-1 unused, nonzero padding, an incomplete code (a single symbol
+ * must have length 1). */
+static FZ_HD uint32_t lz_huff_parse_head(const uint8_t *p, uint64_t size,
+                                         uint64_t n, uint32_t nsym,
+                                         uint32_t zsym, uint8_t *len,
+                                         lz_huff_table *t, uint32_t *syms) {
+    const int zero_runs = zsym < nsym;
+    if (size < (zero_runs ? 5u : 4u))
         return 0;
     const uint32_t lo = fz_load16(p), hi = fz_load16(p + 2);
-    if (lo > hi || hi >= nsym)
+    const uint32_t zk = zero_runs ? p[4] : 0u;
+    if (zk > nsym - zsym || lo > hi || hi >= zsym)
         return 0;
-    const uint32_t tbytes = lz_lengths_bytes(lo, hi);
+    const uint32_t entries = lz_table_entries(lo, hi, zk);
+    const uint32_t head = lz_table_bytes(zero_runs, entries);
+    const uint32_t tbytes = head - (zero_runs ? 5u : 4u);
     const uint64_t nsub = lz_sub_count(n);
-    if (size - 4 < tbytes || (size - 4 - tbytes) / LZ_SUB_SIZE < nsub)
+    if (size < head || (size - head) / LZ_SUB_SIZE < nsub)
         return 0;
-    const uint8_t *tab = p + 4;
+    const uint8_t *tab = p + (zero_runs ? 5 : 4);
     for (uint32_t sym = 0; sym < nsym; sym++)
         len[sym] = 0;
-    uint32_t used = 0;
-    for (uint32_t sym = lo; sym <= hi; sym++) {
-        const uint32_t l = lz_peek(tab, tbytes, 5 * (uint64_t)(sym - lo)) >>
-                           (LZ_HUFF_MAXLEN - 5);
+    uint32_t used = 0, last = 0;
+    for (uint32_t e = 0; e < entries; e++) {
+        const uint32_t sym =
+            e < entries - zk ? lo + e : zsym + e - (entries - zk);
+        const uint32_t l =
+            lz_peek(tab, tbytes, 5 * (uint64_t)e) >> (LZ_HUFF_MAXLEN - 5);
         if (l > LZ_HUFF_MAXLEN)
             return 0;
         len[sym] = (uint8_t)l;
         used += l != 0;
+        last = l ? sym : last;
     }
-    const uint32_t tbits = 5 * (hi - lo + 1);
-    if (!len[lo] || !len[hi] ||
+    const uint32_t tbits = 5 * entries;
+    if (!len[lo] || !len[hi] || (zk && !len[zsym + zk - 1]) ||
         (tbits & 7 && tab[tbytes - 1] & (0xFFu >> (tbits & 7))))
         return 0;
     const uint64_t kraft = lz_canonical(len, nsym, t->count, t->first, t->base);
-    if (used == 1 ? len[lo] != 1 : kraft != (1u << LZ_HUFF_MAXLEN))
+    if (used == 1 ? len[last] != 1 : kraft != (1u << LZ_HUFF_MAXLEN))
         return 0;
     t->minlen = 1;
     while (!t->count[t->minlen])
@@ -447,10 +492,21 @@ static FZ_HD uint32_t lz_huff_parse_table(const uint8_t *p, uint64_t size,
     uint32_t fill[LZ_HUFF_MAXLEN + 1];
     for (uint32_t l = 0; l <= LZ_HUFF_MAXLEN; l++)
         fill[l] = t->base[l];
-    for (uint32_t sym = lo; sym <= hi; sym++)
+    for (uint32_t e = 0; e < entries; e++) {
+        const uint32_t sym =
+            e < entries - zk ? lo + e : zsym + e - (entries - zk);
         if (len[sym])
             syms[fill[len[sym]]++] = sym;
-    return 4 + tbytes;
+    }
+    return head;
+}
+
+/* The head of a plain code stream (no zero runs). */
+static FZ_HD uint32_t lz_huff_parse_table(const uint8_t *p, uint64_t size,
+                                          uint64_t n, uint32_t nsym,
+                                          uint8_t *len, lz_huff_table *t,
+                                          uint32_t *syms) {
+    return lz_huff_parse_head(p, size, n, nsym, nsym, len, t, syms);
 }
 
 /* One symbol at bit *pos of a sub-block of `bits` bits, or -1. */
@@ -607,11 +663,12 @@ lz_huff_read_sub(const lz_huff_table *t, const uint32_t *syms,
  * p[0..size), which must be exactly one code stream: complete canonical code,
  * minimal symbol range, every sub-block consumed to its last bit, zero padding.
  */
-static inline int lz_huff_read(const uint8_t *p, size_t size, uint16_t *codes,
-                               uint64_t n, uint32_t nsym, uint8_t *len,
-                               uint32_t *syms) {
+static inline int lz_huff_read_z(const uint8_t *p, size_t size, uint16_t *codes,
+                                 uint64_t n, uint32_t nsym, uint32_t zsym,
+                                 uint8_t *len, uint32_t *syms) {
     lz_huff_table t;
-    const uint32_t at = lz_huff_parse_table(p, size, n, nsym, len, &t, syms);
+    const uint32_t at =
+        lz_huff_parse_head(p, size, n, nsym, zsym, len, &t, syms);
     if (!at)
         return FZS_CORRUPT_CHUNK;
     const uint64_t nsub = lz_sub_count(n);
@@ -636,6 +693,12 @@ static inline int lz_huff_read(const uint8_t *p, size_t size, uint16_t *codes,
         left -= bytes;
     }
     return left == 0 ? FZS_OK : FZS_CORRUPT_CHUNK;
+}
+
+static inline int lz_huff_read(const uint8_t *p, size_t size, uint16_t *codes,
+                               uint64_t n, uint32_t nsym, uint8_t *len,
+                               uint32_t *syms) {
+    return lz_huff_read_z(p, size, codes, n, nsym, nsym, len, syms);
 }
 
 #endif /* LORENZO_HUFF_H */

@@ -16,8 +16,10 @@
 
 #define LZ_CODEC_ID 4u
 /* Version 2 predicts tile corners from the corners before them
- * (lz_corner_term); version 1 streams (corners coded as q) still decode. */
-#define LZ_CODEC_VERSION 2u
+ * (lz_corner_term); version 3 adds the zero-run workflow (LZ_FLOW_ZRUNS,
+ * allowed by LZ_OPT_ZERO_RUNS); version 1 streams (corners coded as q)
+ * and version 2 streams still decode. */
+#define LZ_CODEC_VERSION 3u
 #define LZ_CODEC_VERSION_MIN 1u
 
 /* Quant-code radius (codec_options[0]): codes are delta + radius for
@@ -25,6 +27,14 @@
 #define LZ_RADIUS_DEFAULT 512u
 #define LZ_RADIUS_MIN 2u
 #define LZ_RADIUS_MAX 32768u
+
+/* codec_params[1] (codec_options[1]): bit 0 lets the encoder pick the
+ * zero-run workflow. Its alphabet extends the 2 radius codes by
+ * LZ_ZRUN_SYMBOLS symbols Z_k (2^k codes `radius`), so the radius is at
+ * most LZ_ZRUN_RADIUS_MAX to keep every symbol a u16. */
+#define LZ_OPT_ZERO_RUNS 1u
+#define LZ_ZRUN_SYMBOLS 32u
+#define LZ_ZRUN_RADIUS_MAX ((65536u - LZ_ZRUN_SYMBOLS) / 2u)
 
 /* |q| < 2^27 keeps every Lorenzo residual (at most 8 terms) and every
  * partial prefix sum inside int32. */
@@ -55,6 +65,7 @@
 #define LZ_CHUNK_HEAD 12u
 #define LZ_FLOW_HUFFMAN 0u
 #define LZ_FLOW_RLE 1u
+#define LZ_FLOW_ZRUNS 2u    /* version 3, with LZ_OPT_ZERO_RUNS only */
 #define LZ_OUTLIER_BYTES 8u /* u32 index, i32 delta */
 
 /* The predictor and the chunk slab of a header. The data is viewed as
