@@ -350,9 +350,32 @@ static int compress_streaming(const cli_options *o, fz_exec exec,
     return rc;
 }
 
+/* A GPU choice for parameters the GPU backend does not implement (a
+ * CPU-only codec option): the automatic choice becomes the CPU, --gpu an
+ * error. */
+static int settle_exec(const cli_options *o, const fz_params *p,
+                       fz_exec *exec) {
+    if (*exec != FZ_EXEC_GPU || fz_gpu_supports(p))
+        return CLI_EXIT_OK;
+    if (o->backend == CLI_BACKEND_AUTO) {
+        *exec = FZ_EXEC_CPU;
+        return CLI_EXIT_OK;
+    }
+    cli_error("--gpu: the GPU backend does not implement these parameters "
+              "(lorenzo --zero-runs is CPU-only so far; use --cpu)");
+    return CLI_EXIT_FAIL;
+}
+
 /* ------------------------------------------------------------ compress */
 static int compress_checks(const cli_options *o, fz_exec *exec) {
     int rc = resolve_exec(o, exec);
+    if (rc == CLI_EXIT_OK) {
+        fz_params p;
+        cli_options one = *o;
+        one.ndims = 0; /* the shape is checked against the data later */
+        fill_params(&one, *exec, 1, &p);
+        rc = settle_exec(o, &p, exec);
+    }
     if (rc == CLI_EXIT_OK)
         rc = check_params_early(o, *exec);
     if (rc == CLI_EXIT_OK && o->output)
@@ -465,6 +488,8 @@ static int decompress_streaming(const cli_options *o, fz_exec exec,
     if (s != FZ_OK)
         return cli_status_error(o->input, s);
     rc = check_expectations(o, &info);
+    if (rc == CLI_EXIT_OK)
+        rc = settle_exec(o, &info.params, &exec);
     if (rc != CLI_EXIT_OK)
         return rc;
     fz_decode_options opts;
@@ -502,7 +527,9 @@ int cli_decompress(const cli_options *o) {
         rc = read_stream(o, &stream, &info);
     if (rc != CLI_EXIT_OK)
         return rc;
-    rc = decompress_stream(o, exec, &stream, &info, &values, 0, &seconds);
+    rc = settle_exec(o, &info.params, &exec);
+    if (rc == CLI_EXIT_OK)
+        rc = decompress_stream(o, exec, &stream, &info, &values, 0, &seconds);
     if (rc == CLI_EXIT_OK) {
         rc = write_values(o, &values, info.params.dtype);
         if (rc == CLI_EXIT_OK && !o->quiet)

@@ -109,8 +109,10 @@ fz_status prepare(const fz_params *p, void *d_scratch, size_t scratch_bytes,
 
 typedef cudaError_t (*codec_launch)(const fz_gpu_args *, int, cudaStream_t);
 
-codec_launch find_launch(uint32_t codec, bool compress) {
-    switch (codec) {
+/* The codec's kernels for this header, or null when the GPU backend does
+ * not implement it (an unknown codec, a CPU-only option). */
+codec_launch find_launch(const fz_header &h, bool compress) {
+    switch (h.codec) {
     case FZ_CODEC_SLEEK:
         return compress ? fz_sleek_gpu_compress : fz_sleek_gpu_decompress;
     case FZ_CODEC_GFC:
@@ -118,6 +120,8 @@ codec_launch find_launch(uint32_t codec, bool compress) {
     case FZ_CODEC_FALCON:
         return compress ? fz_falcon_gpu_compress : fz_falcon_gpu_decompress;
     case FZ_CODEC_LORENZO:
+        if (!fz_lorenzo_gpu_implements(&h))
+            return nullptr;
         return compress ? fz_lorenzo_gpu_compress : fz_lorenzo_gpu_decompress;
     }
     return nullptr;
@@ -128,7 +132,7 @@ codec_launch find_launch(uint32_t codec, bool compress) {
 fz_status enqueue(const fz_gpu_args &a, bool compress,
                   fz_device_result *d_result, fz_device_result *h_result,
                   cudaStream_t stream) {
-    codec_launch launch = find_launch(a.expect.codec, compress);
+    codec_launch launch = find_launch(a.expect, compress);
     if (!launch)
         return FZ_ERR_UNSUPPORTED;
     const uint64_t n = a.expect.chunk_count;
@@ -161,7 +165,16 @@ fz_status enqueue(const fz_gpu_args &a, bool compress,
 
 } // namespace
 
+bool fz_gpu_implements(const fz_header *h) {
+    return find_launch(*h, true) != nullptr;
+}
+
 extern "C" {
+
+int fz_gpu_supports(const fz_params *p) {
+    fz_header h;
+    return p && fz_header_from_params(p, &h) == FZ_OK && fz_gpu_implements(&h);
+}
 
 int fz_gpu_count(void) {
     int n = 0;

@@ -6,6 +6,11 @@ int fz_gpu_count(void) {
     return 0;
 }
 
+int fz_gpu_supports(const fz_params *p) {
+    (void)p;
+    return 0;
+}
+
 void fz_gpu_release_cache(void) {}
 
 fz_status fz_device_scratch_size(const fz_params *p, size_t *bytes) {

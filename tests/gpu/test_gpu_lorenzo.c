@@ -16,7 +16,9 @@
  *  8. 20-bit codes with large alphabets (shared and global code books in
  *     the write kernels) and a partial last tile.
  *  9. version 1 streams (tile corners coded as q) decode on the GPU to the
- *     CPU's bytes; codec version 2 streams are what both encoders write.
+ *     CPU's bytes; codec version 3 streams are what both encoders write.
+ * 10. the zero-run workflow (CPU only so far): GPU calls with it are
+ *     refused with FZ_ERR_UNSUPPORTED, on the host and the device API.
  * Exits 77 (ctest: skipped) when no CUDA GPU is usable. */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -626,6 +628,57 @@ static void group_v1(void) {
     }
 }
 
+/* Zero runs are not on the GPU yet: every GPU entry refuses them with
+ * FZ_ERR_UNSUPPORTED before any work, and the CPU decodes its stream. */
+static void group_zeroruns(void) {
+    const uint64_t dims[2] = {256, 200};
+    const size_t n = 256 * 200, bytes = n * 4;
+    float *src = (float *)tu_xmalloc(bytes);
+    for (size_t i = 0; i < n; i++)
+        src[i] = (float)(sin((double)(i % 256) / 20.0) +
+                         cos((double)(i / 256) / 15.0));
+    tu_context("zero runs refused on the GPU");
+    fz_params p = lz_params(FZ_F32, 2, dims, FZ_MODE_REL, 1e-2, 0);
+    CHECK(fz_gpu_supports(&p));
+    p.codec_options[1] = (int32_t)LZ_OPT_ZERO_RUNS;
+    CHECK(!fz_gpu_supports(&p));
+    size_t size = 0, got = 0, bound = 0, scratch = 0;
+    uint8_t *cpu = tu_compress(&p, src, &size);
+    fz_params g = p;
+    g.exec = FZ_EXEC_GPU;
+    CHECK_OK(fz_compress_bound(&g, &bound));
+    tu_buf dst = tu_buf_alloc(bound);
+    CHECK_EQ_U64(fz_compress(&g, src, bytes, dst.data, bound, &size),
+                 FZ_ERR_UNSUPPORTED);
+    CHECK(tu_guard_intact(&dst));
+    CHECK_OK(fz_compress(&p, src, bytes, dst.data, bound, &size));
+    tu_buf out = tu_buf_alloc(bytes);
+    fz_decode_options o = tu_decode_opts(0, 0);
+    o.exec = FZ_EXEC_GPU;
+    CHECK_EQ_U64(fz_decompress(cpu, size, out.data, bytes, &o, &got),
+                 FZ_ERR_UNSUPPORTED);
+    CHECK_OK(fz_decompress(cpu, size, out.data, bytes, NULL, &got));
+    CHECK_OK(fz_device_scratch_size(&p, &scratch));
+    void *d_src = device_alloc(bytes), *d_dst = device_alloc(bound);
+    void *d_scratch = device_alloc(scratch);
+    fz_device_result *d_res = (fz_device_result *)device_alloc(sizeof *d_res);
+    CHECK_EQ_U64(fz_device_compress(&p, d_src, d_dst, bound, d_scratch, scratch,
+                                    d_res, NULL, NULL),
+                 FZ_ERR_UNSUPPORTED);
+    CHECK_EQ_U64(fz_device_decompress(&p, d_dst, size, d_src, bytes, d_scratch,
+                                      scratch, NULL, d_res, NULL, NULL),
+                 FZ_ERR_UNSUPPORTED);
+    CUDA_CHECK(cudaFree(d_src));
+    CUDA_CHECK(cudaFree(d_dst));
+    CUDA_CHECK(cudaFree(d_scratch));
+    CUDA_CHECK(cudaFree(d_res));
+    tu_buf_free(&out);
+    tu_buf_free(&dst);
+    free(cpu);
+    free(src);
+    cases_run++;
+}
+
 int main(int argc, char **argv) {
     if (fz_gpu_count() == 0) {
         printf("SKIP: no CUDA GPU available (fz_gpu_count() == 0)\n");
@@ -655,6 +708,8 @@ int main(int argc, char **argv) {
         group_dropped();
     if (all || !strcmp(group, "long"))
         group_long();
+    if (all || !strcmp(group, "zeroruns"))
+        group_zeroruns();
     printf("test_gpu_lorenzo %s: %u cases passed\n", group, cases_run);
     return 0;
 }

@@ -2805,6 +2805,10 @@ uint64_t fz_lorenzo_gpu_work_bytes(const fz_header *h) {
     return work_layout(h, nullptr, &w);
 }
 
+bool fz_lorenzo_gpu_implements(const fz_header *h) {
+    return (h->codec_params[1] & LZ_OPT_ZERO_RUNS) == 0;
+}
+
 cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
                                     cudaStream_t stream) {
     (void)sm_count;
