@@ -292,6 +292,15 @@ static void group_special(void) {
     }
 }
 
+/* A linear ramp over 64 x 64 planes: the 3-D Lorenzo residual is 0
+ * inside tiles. */
+static void fill_ramp(fz_dtype t, void *src, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        tu_set_value(t, src, i,
+                     0.5 * (double)(i % 64) + (double)((i / 64) % 64) +
+                         2.0 * (double)(i / 4096));
+}
+
 /* Constant and smooth data compress (RLE and Huffman paths); REL of a
  * constant has bound 0 and is stored exactly. */
 static void group_constant(void) {
@@ -309,11 +318,7 @@ static void group_constant(void) {
         tu_fill(TU_GEN_ZEROS, t, src, n, 1);
         p.mode = FZ_MODE_ABS;
         CHECK(case_ratio(&p, src) > 100);
-        /* a linear ramp: the 3-D Lorenzo residual is 0 inside tiles */
-        for (size_t i = 0; i < n; i++)
-            tu_set_value(t, src, i,
-                         0.5 * (double)(i % 64) + (double)((i / 64) % 64) +
-                             2.0 * (double)(i / 4096));
+        fill_ramp(t, src, n);
         tu_context("ramp %s", tu_dtype_name(t));
         CHECK(case_ratio(&p, src) > 20);
         tu_fill(TU_GEN_SMOOTH, t, src, n, 3);
@@ -1326,10 +1331,7 @@ static void group_zeroruns(void) {
         zero_run_sizes(&p, src, &plain, &zr);
         CHECK(zr == plain);
         /* a ramp: zero residuals inside tiles, others at tile borders */
-        for (size_t i = 0; i < n; i++)
-            tu_set_value(t, src, i,
-                         0.5 * (double)(i % 64) + (double)((i / 64) % 64) +
-                             2.0 * (double)(i / 4096));
+        fill_ramp(t, src, n);
         tu_context("zero runs: ramp %s", tu_dtype_name(t));
         zero_run_sizes(&p, src, &plain, &zr);
         CHECK(zr < plain);
