@@ -114,12 +114,18 @@ static int report_params_error(const cli_options *o, fz_exec exec,
 }
 
 /* Reject parameters the library refuses before reading a large input. */
+/* The parameters of o for one value: checked before the input is read
+ * (the shape is checked against the data later). */
+static void early_params(const cli_options *o, fz_exec exec, fz_params *p) {
+    cli_options one = *o;
+    one.ndims = 0;
+    fill_params(&one, exec, 1, p);
+}
+
 static int check_params_early(const cli_options *o, fz_exec exec) {
     fz_params p;
     size_t bound;
-    cli_options one = *o;
-    one.ndims = 0; /* the shape is checked against the data later */
-    fill_params(&one, exec, 1, &p);
+    early_params(o, exec, &p);
     fz_status s = fz_compress_bound(&p, &bound);
     return s == FZ_OK ? CLI_EXIT_OK : report_params_error(o, exec, s);
 }
@@ -371,9 +377,7 @@ static int compress_checks(const cli_options *o, fz_exec *exec) {
     int rc = resolve_exec(o, exec);
     if (rc == CLI_EXIT_OK) {
         fz_params p;
-        cli_options one = *o;
-        one.ndims = 0; /* the shape is checked against the data later */
-        fill_params(&one, *exec, 1, &p);
+        early_params(o, *exec, &p);
         rc = settle_exec(o, &p, exec);
     }
     if (rc == CLI_EXIT_OK)

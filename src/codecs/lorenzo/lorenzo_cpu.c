@@ -581,7 +581,7 @@ static int expand_zero_runs(const uint16_t *z, uint64_t m, uint32_t zsym,
             continue;
         }
         const uint32_t k = z[j] - zsym; /* < LZ_ZRUN_SYMBOLS: the table */
-        if (k >= 63 || n - i < (uint64_t)1 << k)
+        if (n - i < (uint64_t)1 << k)
             return FZS_CORRUPT_CHUNK;
         for (uint64_t e = i + ((uint64_t)1 << k); i < e; i++)
             codes[i] = (uint16_t)radius;
