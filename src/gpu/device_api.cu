@@ -120,7 +120,7 @@ codec_launch find_launch(const fz_header &h, bool compress) {
     case FZ_CODEC_FALCON:
         return compress ? fz_falcon_gpu_compress : fz_falcon_gpu_decompress;
     case FZ_CODEC_LORENZO:
-        if (!fz_lorenzo_gpu_implements(&h))
+        if (!fz_lorenzo_gpu_implements(&h, compress))
             return nullptr;
         return compress ? fz_lorenzo_gpu_compress : fz_lorenzo_gpu_decompress;
     }
@@ -165,15 +165,16 @@ fz_status enqueue(const fz_gpu_args &a, bool compress,
 
 } // namespace
 
-bool fz_gpu_implements(const fz_header *h) {
-    return find_launch(*h, true) != nullptr;
+bool fz_gpu_implements(const fz_header *h, bool compress) {
+    return find_launch(*h, compress) != nullptr;
 }
 
 extern "C" {
 
 int fz_gpu_supports(const fz_params *p) {
     fz_header h;
-    return p && fz_header_from_params(p, &h) == FZ_OK && fz_gpu_implements(&h);
+    return p && fz_header_from_params(p, &h) == FZ_OK &&
+           fz_gpu_implements(&h, true);
 }
 
 int fz_gpu_count(void) {

@@ -127,7 +127,8 @@ struct Work {
     uint64_t book_stride, subs_per_chunk, tiles_per_chunk;
     uint64_t sort_chunks; /* chunks per segmented sort call */
     int sort_end_bit;     /* key bits to sort: code and frequency */
-    uint32_t nsym;
+    uint32_t nsym;        /* quant codes: 2 R */
+    uint32_t book_syms;   /* symbols of a book: nsym (+ zero-run symbols) */
 };
 
 uint64_t align_up(uint64_t v) {
@@ -190,7 +191,9 @@ uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
     const uint64_t cv = h->chunk_bytes / es;
     memset(w, 0, sizeof *w);
     w->nsym = 2 * h->codec_params[0];
-    w->book_stride = book_bytes(w->nsym);
+    w->book_syms =
+        w->nsym + (h->codec_params[1] & LZ_OPT_ZERO_RUNS ? LZ_ZRUN_SYMBOLS : 0);
+    w->book_stride = book_bytes(w->book_syms);
     w->subs_per_chunk = lz_sub_count(cv);
     w->tiles_per_chunk = tile_count(cv);
     uint64_t at = 0;
@@ -306,7 +309,7 @@ __device__ Book book_of(const Work &w, uint64_t c) {
     uint8_t *p = w.book + c * w.book_stride;
     Book b;
     b.code = (uint32_t *)p;
-    b.len = p + 4ull * w.nsym;
+    b.len = p + 4ull * w.book_syms;
     return b;
 }
 
@@ -610,48 +613,66 @@ __device__ uint32_t rank_in_length(uint32_t l, uint32_t (*warp_len)[kLens],
 struct __align__(16) HeadShared {
     Scan64::TempStorage scan;
     lz_huff_table t;
-    uint32_t lo, hi, tbytes;
+    uint32_t lo, hi, zk, head, tbytes;
     int ok;
     uint32_t warp_len[kWarps][kLens]; /* symbols per length in each warp */
     uint32_t carry[kLens];            /* of each length in the earlier rounds */
     uint32_t syms[kHeadSyms];
     uint8_t len[kHeadSyms];
-    uint8_t tab[4 + (5 * kHeadSyms + 7) / 8];
+    uint8_t tab[5 + (5 * kHeadSyms + 7) / 8]; /* lz_table_bytes */
 };
 
-/* lz_huff_parse_table by the whole block (one thread took ~100 us per
+/* Table entry of symbol sym (lz_huff_parse_head's order: the codes lo..hi,
+ * then Z_0..Z_zk-1 from zsym on), or UINT32_MAX when it has none. */
+__device__ uint32_t table_entry(uint32_t sym, uint32_t lo, uint32_t hi,
+                                uint32_t zsym, uint32_t zk) {
+    if (sym >= lo && sym <= hi)
+        return sym - lo;
+    if (sym >= zsym && sym - zsym < zk)
+        return hi - lo + 1 + sym - zsym;
+    return UINT32_MAX;
+}
+
+/* lz_huff_parse_head by the whole block (one thread took ~100 us per
  * chunk: four serial loops over the alphabet): the same checks, the same
  * len, t and syms, and the same return value in every thread. The lengths
  * are read and counted in parallel (warp-aggregated shared atomics); the
- * symbols are placed in code order by rank_in_length. */
+ * symbols are placed in code order by rank_in_length. Zero-run symbols
+ * from zsym on (none when zsym = nsym). */
 __device__ uint32_t parse_table_block(const uint8_t *p, uint64_t size,
-                                      uint32_t n, uint32_t nsym, uint8_t *len,
-                                      uint32_t *syms, HeadShared &hs) {
+                                      uint32_t n, uint32_t nsym, uint32_t zsym,
+                                      uint8_t *len, uint32_t *syms,
+                                      HeadShared &hs) {
     const uint32_t tid = threadIdx.x, lane = tid & 31;
     if (tid == 0) {
-        bool ok = size >= 4;
+        const bool zero_runs = zsym < nsym;
+        bool ok = size >= (zero_runs ? 5u : 4u);
         const uint32_t lo = ok ? fz_load16(p) : 0,
                        hi = ok ? fz_load16(p + 2) : 0;
-        ok = ok && lo <= hi && hi < nsym;
-        const uint32_t tbytes = ok ? lz_lengths_bytes(lo, hi) : 0;
-        ok = ok && size - 4 >= tbytes &&
-             (size - 4 - tbytes) / LZ_SUB_SIZE >= lz_sub_count(n);
-        hs.lo = lo, hs.hi = hi, hs.tbytes = tbytes, hs.ok = ok;
+        const uint32_t zk = ok && zero_runs ? p[4] : 0u;
+        ok = ok && lo <= hi && hi < zsym && zk <= nsym - zsym;
+        const uint32_t head =
+            ok ? lz_table_bytes(zero_runs, lz_table_entries(lo, hi, zk)) : 0;
+        ok = ok && size >= head &&
+             (size - head) / LZ_SUB_SIZE >= lz_sub_count(n);
+        hs.lo = lo, hs.hi = hi, hs.zk = zk, hs.head = head;
+        hs.tbytes = head - (zero_runs ? 5u : 4u);
+        hs.ok = ok;
     }
     if (tid < kLens)
         hs.t.count[tid] = hs.carry[tid] = 0;
     __syncthreads();
     if (!hs.ok)
         return 0;
-    const uint32_t lo = hs.lo, hi = hs.hi, tbytes = hs.tbytes;
-    const uint8_t *tab = p + 4;
+    const uint32_t lo = hs.lo, hi = hs.hi, zk = hs.zk, tbytes = hs.tbytes;
+    const uint8_t *tab = p + (hs.head - tbytes);
     bool too_long = false;
     for (uint32_t base = 0; base < nsym; base += kThreads) {
         const uint32_t sym = base + tid;
+        const uint32_t e = table_entry(sym, lo, hi, zsym, zk);
         uint32_t l = 0;
-        if (sym >= lo && sym <= hi)
-            l = lz_peek(tab, tbytes, 5 * (uint64_t)(sym - lo)) >>
-                (LZ_HUFF_MAXLEN - 5);
+        if (e != UINT32_MAX)
+            l = lz_peek(tab, tbytes, 5 * (uint64_t)e) >> (LZ_HUFF_MAXLEN - 5);
         too_long |= l > LZ_HUFF_MAXLEN;
         if (sym < nsym)
             len[sym] = (uint8_t)(l > LZ_HUFF_MAXLEN ? 0 : l);
@@ -663,8 +684,8 @@ __device__ uint32_t parse_table_block(const uint8_t *p, uint64_t size,
     if (__syncthreads_or(too_long))
         return 0;
     if (tid == 0) {
-        const uint32_t tbits = 5 * (hi - lo + 1);
-        bool ok = len[lo] && len[hi] &&
+        const uint32_t tbits = 5 * lz_table_entries(lo, hi, zk);
+        bool ok = len[lo] && len[hi] && (!zk || len[zsym + zk - 1]) &&
                   !(tbits & 7 && tab[tbytes - 1] & (0xFFu >> (tbits & 7)));
         const uint32_t used = nsym - hs.t.count[0];
         const uint64_t kraft =
@@ -686,27 +707,30 @@ __device__ uint32_t parse_table_block(const uint8_t *p, uint64_t size,
         if (l)
             syms[hs.t.base[l] + rank] = sym;
     }
-    return 4 + tbytes;
+    return hs.head;
 }
 
-/* Parses the Huffman table (one thread, on a shared copy of the table for
- * small alphabets) and the sub-block sizes (the block: a scan of their
- * byte counts): fills the decoding table, the sorted symbols, sub-block
- * bits and offsets. The same answer in every thread. */
-__device__ __noinline__ bool
-parse_huffman(const uint8_t *p, uint64_t size, uint32_t n, uint32_t nsym,
-              const Book &bk, lz_huff_table *t, uint32_t *sub_bits,
-              uint32_t *sub_off, uint64_t *data_at, HeadShared &hs) {
+/* Parses the Huffman table of n symbols (alphabet nsym, zero-run symbols
+ * from zsym on; by the block, on a shared copy of the table for small
+ * alphabets) and the sub-block sizes (a scan of their byte counts): fills
+ * the decoding table, the sorted symbols, sub-block bits and offsets. The
+ * same answer in every thread. */
+__device__ __noinline__ bool parse_huffman(const uint8_t *p, uint64_t size,
+                                           uint32_t n, uint32_t nsym,
+                                           uint32_t zsym, const Book &bk,
+                                           lz_huff_table *t, uint32_t *sub_bits,
+                                           uint32_t *sub_off, uint64_t *data_at,
+                                           HeadShared &hs) {
     const bool in_shared = nsym <= kHeadSyms;
     if (in_shared) {
-        const uint64_t most = 4 + lz_lengths_bytes(0, nsym - 1);
+        const uint64_t most = lz_table_bytes(zsym < nsym, nsym);
         for (uint64_t k = threadIdx.x; k < size && k < most; k += kThreads)
             hs.tab[k] = p[k];
         __syncthreads();
     }
     /* code: sorted syms */
     const uint32_t at = parse_table_block(in_shared ? hs.tab : p, size, n, nsym,
-                                          in_shared ? hs.len : bk.len,
+                                          zsym, in_shared ? hs.len : bk.len,
                                           in_shared ? hs.syms : bk.code, hs);
     if (!at)
         return false;
@@ -793,9 +817,11 @@ __global__ void __launch_bounds__(kThreads)
         }
         return;
     }
+    const bool zero_runs = h.codec_params[1] & LZ_OPT_ZERO_RUNS;
     if (threadIdx.x == 0) {
-        bool ok = size >= LZ_CHUNK_HEAD && in[0] <= LZ_FLOW_RLE && !in[1] &&
-                  !in[2] && !in[3] && double_of(h.bound_eff_bits) != 0.0;
+        const uint32_t last = zero_runs ? LZ_FLOW_ZRUNS : LZ_FLOW_RLE;
+        bool ok = size >= LZ_CHUNK_HEAD && in[0] <= last && !in[1] && !in[2] &&
+                  !in[3] && double_of(h.bound_eff_bits) != 0.0;
         if (ok) {
             sh.flow = in[0];
             sh.nout = fz_load32(in + 4);
@@ -817,8 +843,19 @@ __global__ void __launch_bounds__(kThreads)
     if (ok && sh.flow == LZ_FLOW_RLE) {
         if (threadIdx.x == 0)
             ok = parse_rle_head(payload, plen, n, &runs, &lens_bytes);
+    } else if (ok && sh.flow == LZ_FLOW_ZRUNS) {
+        /* u32 symbol count m (1..n; every thread reads it), then their
+         * Huffman coding; runs = m */
+        const uint32_t m = plen >= 4 ? fz_load32(payload) : 0u;
+        ok = m >= 1 && m <= n &&
+             parse_huffman(payload + 4, plen - 4, m, S + LZ_ZRUN_SYMBOLS, S,
+                           book_of(w, c), &cd.t,
+                           w.sub_bits + c * w.subs_per_chunk,
+                           w.sub_off + c * w.subs_per_chunk, &d, hs);
+        d += 4;
+        runs = m;
     } else if (ok) {
-        ok = parse_huffman(payload, plen, n, S, book_of(w, c), &cd.t,
+        ok = parse_huffman(payload, plen, n, S, S, book_of(w, c), &cd.t,
                            w.sub_bits + c * w.subs_per_chunk,
                            w.sub_off + c * w.subs_per_chunk, &d, hs);
     }
@@ -1059,21 +1096,27 @@ __device__ bool decode_sub(const lz_huff_table &t, const lz_lut_entry *lut,
     return ok && pos == bits && (br.buf >> 56) == 0;
 }
 
-/* Huffman sub-blocks: grid (chunks, sub-block groups), a thread each,
- * residuals out, zero codes counted per chunk. The block first builds the
- * table of up to LZ_LUT_CODES codes per look-up in two passes (the CPU's
- * definition: first codes, then the codes after them). */
+/* Huffman sub-blocks: grid (chunks, sub-block groups), a thread each.
+ * Huffman chunks: residuals out to q, zero codes counted per chunk;
+ * zero-run chunks: their m symbols out to aux, as int32 (expanded by
+ * zrun_starts_kernel and decode_runs_kernel, which count the zero codes).
+ * The block first builds the table of up to LZ_LUT_CODES codes per look-up
+ * in two passes (the CPU's definition: first codes, then the codes after
+ * them). */
 __global__ void __launch_bounds__(kSubThreads)
     decode_huffman_kernel(const fz_gpu_args a, const Work w) {
     __shared__ lz_huff_table t;
     __shared__ __align__(8) lz_lut_entry lut[kLutSize];
     __shared__ int32_t ring[kRing * kSubThreads];
     ChunkDecode *cd;
-    if (!chunk_live(w, &cd) || cd->flow != LZ_FLOW_HUFFMAN)
+    if (!chunk_live(w, &cd) ||
+        (cd->flow != LZ_FLOW_HUFFMAN && cd->flow != LZ_FLOW_ZRUNS))
         return;
+    const bool zero_runs = cd->flow == LZ_FLOW_ZRUNS;
     const uint64_t c = blockIdx.x;
     const ChunkSpan sp = chunk_span(a.expect, c, fz_dtype_size(a.expect.dtype));
-    const uint32_t n = sp.n, nsub = (uint32_t)lz_sub_count(n);
+    const uint32_t n = zero_runs ? cd->runs : sp.n;
+    const uint32_t nsub = (uint32_t)lz_sub_count(n);
     const uint32_t b = blockIdx.y * kSubThreads + threadIdx.x;
     if (blockIdx.y * kSubThreads >= nsub)
         return; /* the whole block: no sub-block */
@@ -1095,12 +1138,13 @@ __global__ void __launch_bounds__(kSubThreads)
         const uint32_t count =
             n - from < LZ_SUB_SYMBOLS ? n - from : LZ_SUB_SYMBOLS;
         const int32_t R = (int32_t)a.expect.codec_params[0];
+        int32_t *out = zero_runs ? reinterpret_cast<int32_t *>(w.aux) : w.q;
         if (!decode_sub(t, lut, syms, a.src + cd->data_at + sub_off[b],
-                        sub_bits[b], R, w.q + sp.first + from, count,
-                        ring + threadIdx.x, &zeros))
+                        sub_bits[b], zero_runs ? 0 : R, out + sp.first + from,
+                        count, ring + threadIdx.x, &zeros))
             mark_bad(cd);
     }
-    zeros = __reduce_add_sync(FZ_FULL_MASK, zeros);
+    zeros = __reduce_add_sync(FZ_FULL_MASK, zero_runs ? 0u : zeros);
     if ((threadIdx.x & 31) == 0 && zeros)
         atomicAdd(&cd->zeros, zeros);
 }
@@ -1123,13 +1167,14 @@ __device__ uint32_t chunk_n(const fz_gpu_args &a) {
     return chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype)).n;
 }
 
-/* RLE: each value's residual from the last run starting at or before it,
- * zero codes counted per chunk. */
+/* RLE and zero runs: each value's residual from the last run (symbol)
+ * starting at or before it, zero codes counted per chunk. */
 __global__ void __launch_bounds__(kTileThreads)
     decode_runs_kernel(const fz_gpu_args a, const Work w) {
     __shared__ uint32_t sums[kTileThreads / 32];
     ChunkDecode *cd;
-    if (!chunk_live(w, &cd) || cd->flow != LZ_FLOW_RLE)
+    if (!chunk_live(w, &cd) ||
+        (cd->flow != LZ_FLOW_RLE && cd->flow != LZ_FLOW_ZRUNS))
         return;
     TileSpan ts;
     if (!tile_of(a, chunk_n(a), &ts))
@@ -2064,11 +2109,11 @@ __global__ void __launch_bounds__(kThreads)
     const uint32_t n = S - unused; /* >= 1: a chunk has values */
     const uint64_t *leaves = keys + unused;
     const bool in_shared = pm_bytes(S) <= kSharedPm;
-    const PmSpace sp =
-        in_shared
-            ? pm_space(pm_shared, S, nullptr)
-            : pm_space(w.book + c * w.book_stride + fz_align_up(5ull * S, 16),
-                       S, leaves);
+    const PmSpace sp = in_shared
+                           ? pm_space(pm_shared, S, nullptr)
+                           : pm_space(w.book + c * w.book_stride +
+                                          fz_align_up(5ull * w.book_syms, 16),
+                                      S, leaves);
     if (in_shared)
         for (uint32_t i = threadIdx.x; i < n; i += kThreads)
             ((uint64_t *)sp.leaves)[i] = leaves[i];
@@ -2340,23 +2385,30 @@ __global__ void __launch_bounds__(kThreads)
 
 /* Per RLE chunk: tile offsets of the run indices and of the run starts;
  * the lengths must be exactly the runs and sum to n (summed in 64 bits,
- * so the 32-bit offsets are exact whenever this holds). */
+ * so the 32-bit offsets are exact whenever this holds). Per zero-run
+ * chunk: tile offsets of the symbols' starts, the codes they stand for
+ * summing to n. */
 __global__ void __launch_bounds__(kThreads)
     rle_scan_kernel(const fz_gpu_args a, const Work w) {
     __shared__ Scan::TempStorage tmp;
     __shared__ unsigned long long sums[kWarps];
     ChunkDecode *cd;
-    if (!chunk_live(w, &cd) || cd->flow != LZ_FLOW_RLE)
+    if (!chunk_live(w, &cd) ||
+        (cd->flow != LZ_FLOW_RLE && cd->flow != LZ_FLOW_ZRUNS))
         return;
+    const bool zero_runs = cd->flow == LZ_FLOW_ZRUNS;
     const uint64_t at = blockIdx.x * w.tiles_per_chunk;
-    const uint32_t T = (cd->lens_bytes + kLebTile - 1) / kLebTile;
+    const uint32_t T = zero_runs ? (uint32_t)tile_count(cd->runs)
+                                 : (cd->lens_bytes + kLebTile - 1) / kLebTile;
     unsigned long long total = 0;
     for (uint32_t k = threadIdx.x; k < T; k += kThreads)
         total += w.tile_rle[at + k];
     total = block_sum64(total, sums);
     auto same = [](uint32_t x) { return x; };
     const uint32_t runs =
-        scan_tiles(w.tile_runs + at, w.tile_runs + at, T, tmp, same);
+        zero_runs
+            ? cd->runs
+            : scan_tiles(w.tile_runs + at, w.tile_runs + at, T, tmp, same);
     scan_tiles(w.tile_rle + at, w.tile_rle + at, T, tmp, same);
     if (threadIdx.x == 0 && (runs != cd->runs || total != chunk_n(a)))
         mark_bad(cd);
@@ -2401,6 +2453,87 @@ __global__ void __launch_bounds__(kThreads)
     });
     if (bad)
         mark_bad(cd);
+}
+
+/* ------------------------------------ zero-run expansion (grid) */
+/* Codes that zero-run symbol s stands for: a code (s < zsym) one, Z_k
+ * 2^k (k <= 31 in a valid stream; capped so that a damaged one, which is
+ * reported anyway, shifts by at most 32). */
+__device__ uint64_t zrun_codes(uint32_t s, uint32_t zsym) {
+    if (s < zsym)
+        return 1;
+    const uint32_t k = s - zsym;
+    return 1ull << (k < 32 ? k : 32u);
+}
+
+/* The zero-run chunk of a grid block (blockIdx.x) and its tile of kTile
+ * symbols (blockIdx.y), [lo, hi); false when there is none. */
+__device__ bool zrun_tile(const Work &w, ChunkDecode **cd, uint32_t *lo,
+                          uint32_t *hi) {
+    if (!chunk_live(w, cd) || (*cd)->flow != LZ_FLOW_ZRUNS)
+        return false;
+    const uint32_t m = (*cd)->runs;
+    *lo = blockIdx.y * kTile;
+    *hi = m - *lo < kTile ? m : *lo + kTile;
+    return *lo < m;
+}
+
+/* Per tile of zero-run symbols (decoded into aux): the codes they stand
+ * for into tile_rle (capped at n + 1, as rle_count_kernel). */
+__global__ void __launch_bounds__(kThreads)
+    zrun_count_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ unsigned long long sums[kWarps];
+    ChunkDecode *cd;
+    uint32_t lo, hi;
+    if (!zrun_tile(w, &cd, &lo, &hi))
+        return;
+    const ChunkSpan sp =
+        chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype));
+    const uint32_t *z = w.aux + sp.first;
+    unsigned long long sum = 0;
+    for (uint32_t j = lo + threadIdx.x; j < hi; j += kThreads)
+        sum += zrun_codes(z[j], w.nsym);
+    sum = block_sum64(sum, sums);
+    if (threadIdx.x == 0)
+        *tile_slot(w, w.tile_rle) = (uint32_t)(sum > sp.n ? sp.n + 1ull : sum);
+}
+
+/* Per tile of zero-run symbols: each symbol's first code (tile offset +
+ * block scan) into aux, in place of the symbol, and the code it repeats
+ * into codes (Z_k: the zero residual's code R), so that decode_runs_kernel
+ * expands them as runs. A thread reads and writes only its own
+ * kPerZrun symbols. */
+constexpr uint32_t kPerZrun = kTile / kThreads;
+__global__ void __launch_bounds__(kThreads)
+    zrun_starts_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ Scan::TempStorage tmp;
+    ChunkDecode *cd;
+    uint32_t lo, hi;
+    if (!zrun_tile(w, &cd, &lo, &hi))
+        return;
+    const ChunkSpan sp =
+        chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype));
+    const uint32_t zsym = w.nsym, R = a.expect.codec_params[0];
+    uint32_t *aux = w.aux + sp.first;
+    uint16_t *codes = w.codes + sp.first;
+    const uint32_t first = lo + threadIdx.x * kPerZrun;
+    uint32_t sym[kPerZrun], count = 0;
+#pragma unroll
+    for (uint32_t k = 0; k < kPerZrun; k++) {
+        sym[k] = first + k < hi ? aux[first + k] : 0u;
+        /* exact for valid chunks (every partial sum <= n) */
+        count += first + k < hi ? (uint32_t)zrun_codes(sym[k], zsym) : 0u;
+    }
+    uint32_t start;
+    Scan(tmp).ExclusiveSum(count, start);
+    start += *tile_slot(w, w.tile_rle);
+#pragma unroll
+    for (uint32_t k = 0; k < kPerZrun; k++)
+        if (first + k < hi) {
+            aux[first + k] = start;
+            codes[first + k] = (uint16_t)(sym[k] < zsym ? sym[k] : R);
+            start += (uint32_t)zrun_codes(sym[k], zsym);
+        }
 }
 
 /* Bytes of the chunk's Huffman coding (plan: range, data bytes). */
@@ -2805,8 +2938,8 @@ uint64_t fz_lorenzo_gpu_work_bytes(const fz_header *h) {
     return work_layout(h, nullptr, &w);
 }
 
-bool fz_lorenzo_gpu_implements(const fz_header *h) {
-    return (h->codec_params[1] & LZ_OPT_ZERO_RUNS) == 0;
+bool fz_lorenzo_gpu_implements(const fz_header *h, bool compress) {
+    return !compress || (h->codec_params[1] & LZ_OPT_ZERO_RUNS) == 0;
 }
 
 cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
@@ -2894,6 +3027,7 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
     const dim3 per_sub(
         C, (unsigned)((w.subs_per_chunk + kSubThreads - 1) / kSubThreads));
     const bool f32 = h.dtype == 1;
+    const bool zero_runs = h.codec_params[1] & LZ_OPT_ZERO_RUNS;
     if (f32)
         decode_head_kernel<4><<<C, kThreads, 0, stream>>>(*a, w);
     else
@@ -2903,8 +3037,12 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
         return err;
     decode_huffman_kernel<<<per_sub, kSubThreads, 0, stream>>>(*a, w);
     rle_count_kernel<<<per_tile, kThreads, 0, stream>>>(*a, w);
+    if (zero_runs)
+        zrun_count_kernel<<<per_tile, kThreads, 0, stream>>>(*a, w);
     rle_scan_kernel<<<C, kThreads, 0, stream>>>(*a, w);
     rle_starts_kernel<<<per_tile, kThreads, 0, stream>>>(*a, w);
+    if (zero_runs)
+        zrun_starts_kernel<<<per_tile, kThreads, 0, stream>>>(*a, w);
     decode_runs_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     decode_outlier_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     err = cudaGetLastError();
