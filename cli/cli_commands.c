@@ -356,9 +356,9 @@ static int compress_streaming(const cli_options *o, fz_exec exec,
     return rc;
 }
 
-/* A GPU choice for parameters the GPU backend does not implement (a
- * CPU-only codec option): the automatic choice becomes the CPU, --gpu an
- * error. */
+/* A GPU choice for compression parameters the GPU backend does not
+ * implement (a CPU-only codec option): the automatic choice becomes the
+ * CPU, --gpu an error. (The GPU decodes every stream.) */
 static int settle_exec(const cli_options *o, const fz_params *p,
                        fz_exec *exec) {
     if (*exec != FZ_EXEC_GPU || fz_gpu_supports(p))
@@ -368,7 +368,8 @@ static int settle_exec(const cli_options *o, const fz_params *p,
         return CLI_EXIT_OK;
     }
     cli_error("--gpu: the GPU backend does not implement these parameters "
-              "(lorenzo --zero-runs is CPU-only so far; use --cpu)");
+              "(lorenzo --zero-runs compresses on the CPU only so far; use "
+              "--cpu)");
     return CLI_EXIT_FAIL;
 }
 
@@ -492,8 +493,6 @@ static int decompress_streaming(const cli_options *o, fz_exec exec,
     if (s != FZ_OK)
         return cli_status_error(o->input, s);
     rc = check_expectations(o, &info);
-    if (rc == CLI_EXIT_OK)
-        rc = settle_exec(o, &info.params, &exec);
     if (rc != CLI_EXIT_OK)
         return rc;
     fz_decode_options opts;
@@ -531,9 +530,7 @@ int cli_decompress(const cli_options *o) {
         rc = read_stream(o, &stream, &info);
     if (rc != CLI_EXIT_OK)
         return rc;
-    rc = settle_exec(o, &info.params, &exec);
-    if (rc == CLI_EXIT_OK)
-        rc = decompress_stream(o, exec, &stream, &info, &values, 0, &seconds);
+    rc = decompress_stream(o, exec, &stream, &info, &values, 0, &seconds);
     if (rc == CLI_EXIT_OK) {
         rc = write_values(o, &values, info.params.dtype);
         if (rc == CLI_EXIT_OK && !o->quiet)

@@ -267,12 +267,12 @@ typedef struct fz_device_result {
 /* Number of usable CUDA devices (0 without the CUDA backend or a GPU). */
 FZ_API int fz_gpu_count(void);
 
-/* 1 when the CUDA backend of this build implements these parameters
- * (compression with them, and decoding the streams they make), else 0:
- * no CUDA backend, invalid parameters, or a codec option that only the
- * CPU backend has (lorenzo codec_options[1], zero runs). Says nothing
- * about whether a GPU is present (fz_gpu_count). A GPU call with such
- * parameters returns FZ_ERR_UNSUPPORTED. */
+/* 1 when the CUDA backend of this build compresses with these
+ * parameters, else 0: no CUDA backend, invalid parameters, or a codec
+ * option that only the CPU encoder has (lorenzo codec_options[1], zero
+ * runs). Says nothing about whether a GPU is present (fz_gpu_count). GPU
+ * compression with such parameters returns FZ_ERR_UNSUPPORTED; the GPU
+ * backend decodes the streams of every known codec and option. */
 FZ_API int fz_gpu_supports(const fz_params *p);
 
 /* fz_compress / fz_decompress with FZ_EXEC_GPU keep the last call's CUDA
