@@ -3,7 +3,12 @@
  *
  *   bench_gpu [--gib G] [--dtype f32|f64|both] [--reps N] [--input FILE]
  *             [--markdown FILE] [--lossless] [--no-checksum]
- *             [--codec sleek|gfc|...] [--dim N]
+ *             [--codec sleek|gfc|...] [--dim N] [--zero-runs]
+ *
+ * --zero-runs (lorenzo): streams with the zero-run workflow, which only
+ * the CPU encoder writes so far: each is compressed on the host
+ * (fz_compress, FZ_EXEC_CPU, untimed: "comp" reads "nan") and its GPU
+ * decoding is timed.
  *
  * Data: two 3-D fields generated on the device (see make_field), or --input
  * FILE (raw values of --dtype) tiled to the size. Modes: lossless, then REL
@@ -30,7 +35,8 @@ struct Options {
     bool lossless_only = false;
     bool no_checksum = false;
     fz_codec codec = FZ_CODEC_SLEEK;
-    int dim = 0; /* gfc dimensionality (0 = default) */
+    int dim = 0;            /* gfc dimensionality (0 = default) */
+    bool zero_runs = false; /* lorenzo: CPU-encoded zero-run streams */
 };
 
 /* Two synthetic 3-D fields: "smooth3d" (temperature-like, offset 280, so
@@ -122,11 +128,24 @@ static Row run_one(const fz_params &p, const Row &base, const Buffers &b,
     r.mode = p.mode;
     r.bound = p.bound;
     fz_device_result h_res;
-    r.comp_ms = bench_time_ms(s, reps, [&] {
-        CHECK_FZ(fz_device_compress(&p, b.in, b.comp, b.bound, b.scratch,
-                                    b.scratch_bytes, b.res, nullptr, s));
-    });
-    CHECK_CUDA(cudaMemcpy(&h_res, b.res, sizeof h_res, cudaMemcpyDeviceToHost));
+    if (p.codec_options[1]) { /* CPU encoder only: not timed */
+        std::vector<uint8_t> packed(b.bound);
+        size_t size = 0;
+        h_res.status = fz_compress(&p, h_in, r.bytes, packed.data(), b.bound,
+                                   &size); /* p.exec: the CPU */
+        h_res.size = size;
+        if (h_res.status == FZ_OK)
+            CHECK_CUDA(cudaMemcpy(b.comp, packed.data(), size,
+                                  cudaMemcpyHostToDevice));
+        r.comp_ms = 0;
+    } else {
+        r.comp_ms = bench_time_ms(s, reps, [&] {
+            CHECK_FZ(fz_device_compress(&p, b.in, b.comp, b.bound, b.scratch,
+                                        b.scratch_bytes, b.res, nullptr, s));
+        });
+        CHECK_CUDA(
+            cudaMemcpy(&h_res, b.res, sizeof h_res, cudaMemcpyDeviceToHost));
+    }
     if (h_res.status != FZ_OK) {
         fprintf(stderr, "compress failed: %s\n",
                 fz_status_string((fz_status)h_res.status));
@@ -180,6 +199,7 @@ static void run_field(fz_dtype dtype, const char *field, double offset,
         p.flags |= FZ_FLAG_NO_CHECKSUM;
     p.codec = o.codec;
     p.codec_options[0] = o.dim;
+    p.codec_options[1] = o.zero_runs ? 1 : 0; /* LZ_OPT_ZERO_RUNS */
     /* sleek has lossless and lossy modes, lorenzo lossy ones only; the
      * field is 1024 x 1024 x Z, which lorenzo predicts in 3-D */
     const bool lorenzo = o.codec == FZ_CODEC_LORENZO;
@@ -258,7 +278,8 @@ static void print_rows(FILE *f, const std::vector<Row> &rows) {
                                            : "REL",
                 r.bound, r.eff, r.bytes / 1048576.0,
                 (double)r.bytes / r.compressed, gb / (r.memcpy_ms / 1e3),
-                gb / (r.comp_ms / 1e3), r.memcpy_ms / r.comp_ms,
+                r.comp_ms > 0 ? gb / (r.comp_ms / 1e3) : NAN,
+                r.comp_ms > 0 ? r.memcpy_ms / r.comp_ms : NAN,
                 gb / (r.decomp_ms / 1e3), r.memcpy_ms / r.decomp_ms,
                 r.abs_bound > 0 ? r.max_err / r.abs_bound : 0.0, r.violations);
     }
@@ -291,13 +312,19 @@ int main(int argc, char **argv) {
             i++;
         } else if (!strcmp(a, "--dim") && v)
             o.dim = atoi(v), i++;
+        else if (!strcmp(a, "--zero-runs"))
+            o.zero_runs = true;
         else {
             fprintf(stderr, "usage: bench_gpu [--gib G] [--reps N] [--dtype "
                             "f32|f64|both] [--input FILE] [--markdown FILE] "
                             "[--lossless] [--no-checksum] [--codec NAME] "
-                            "[--dim N]\n");
+                            "[--dim N] [--zero-runs]\n");
             return 2;
         }
+    }
+    if (o.zero_runs && o.codec != FZ_CODEC_LORENZO) {
+        fprintf(stderr, "bench_gpu: --zero-runs is a lorenzo option\n");
+        return 2;
     }
     if (o.gib <= 0 || o.reps < 1) {
         fprintf(stderr, "bench_gpu: --gib and --reps must be positive\n");
