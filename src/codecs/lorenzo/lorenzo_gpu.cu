@@ -1167,8 +1167,31 @@ __device__ uint32_t chunk_n(const fz_gpu_args &a) {
     return chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype)).n;
 }
 
+/* The last run (symbol) starting at or before value i: starts[0..runs)
+ * increase strictly in a valid chunk (starts[0] = 0). */
+__device__ uint32_t run_at(const uint32_t *starts, uint32_t runs, uint32_t i) {
+    uint32_t lo = 0, hi = runs - 1;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi + 1) / 2;
+        if (starts[mid] <= i)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Values per thread of decode_runs_kernel: one search, then a walk. */
+constexpr uint32_t kRunValues = kTile / kTileThreads;
+static_assert(kRunValues % 4 == 0, "whole int4 stores");
+
 /* RLE and zero runs: each value's residual from the last run (symbol)
- * starting at or before it, zero codes counted per chunk. */
+ * starting at or before it, zero codes counted per chunk. A thread owns
+ * kRunValues consecutive values: one binary search for the first (was:
+ * one per value, ~22 dependent loads at 4 Mi runs), then it walks the
+ * run starts forward, at most kRunValues steps (a valid chunk's runs
+ * cover at least a value each; a damaged one is reported anyway), and
+ * stores the residuals 4 at a time. */
 __global__ void __launch_bounds__(kTileThreads)
     decode_runs_kernel(const fz_gpu_args a, const Work w) {
     __shared__ uint32_t sums[kTileThreads / 32];
@@ -1184,18 +1207,35 @@ __global__ void __launch_bounds__(kTileThreads)
     const uint16_t *syms = w.codes + ts.sp.first;
     int32_t *v = w.q + ts.sp.first;
     const uint32_t runs = cd->runs; /* >= 1: the runs cover n >= 1 */
+    const uint32_t first = ts.lo + threadIdx.x * kRunValues;
     uint32_t zeros = 0;
-    for (uint32_t i = ts.lo + threadIdx.x; i < ts.hi; i += kTileThreads) {
-        uint32_t lo = 0, hi = runs - 1;
-        while (lo < hi) {
-            const uint32_t mid = (lo + hi + 1) / 2;
-            if (aux[mid] <= i)
-                lo = mid;
-            else
-                hi = mid - 1;
+    if (first < ts.hi) {
+        uint32_t j = run_at(aux, runs, first), walked = 0;
+        uint32_t next = j + 1 < runs ? aux[j + 1] : UINT32_MAX;
+        uint32_t sym = syms[j];
+        int32_t r[kRunValues];
+#pragma unroll
+        for (uint32_t k = 0; k < kRunValues; k++) {
+            while (first + k >= next && walked < kRunValues) {
+                j++, walked++;
+                next = j + 1 < runs ? aux[j + 1] : UINT32_MAX;
+                sym = syms[j];
+            }
+            r[k] = (int32_t)sym - R;
+            zeros += first + k < ts.hi && sym == 0;
         }
-        zeros += syms[lo] == 0;
-        v[i] = (int32_t)syms[lo] - R;
+        if (ts.hi - first >= kRunValues) { /* 16-byte aligned: first % 16 */
+            int4 *o = reinterpret_cast<int4 *>(v + first);
+#pragma unroll
+            for (uint32_t k = 0; k < kRunValues / 4; k++)
+                o[k] = make_int4(r[4 * k], r[4 * k + 1], r[4 * k + 2],
+                                 r[4 * k + 3]);
+        } else {
+#pragma unroll
+            for (uint32_t k = 0; k < kRunValues; k++)
+                if (first + k < ts.hi)
+                    v[first + k] = r[k];
+        }
     }
     zeros = tile_sum(zeros, sums);
     if (threadIdx.x == 0 && zeros)
