@@ -1162,9 +1162,12 @@ __device__ bool tile_of(const fz_gpu_args &a, uint32_t items, TileSpan *ts) {
     return ts->lo < items;
 }
 
-/* Values of the grid block's chunk. */
+/* The grid block's chunk (blockIdx.x) and its values. */
+__device__ ChunkSpan block_span(const fz_gpu_args &a) {
+    return chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype));
+}
 __device__ uint32_t chunk_n(const fz_gpu_args &a) {
-    return chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype)).n;
+    return block_span(a).n;
 }
 
 /* The last run (symbol) starting at or before value i: starts[0..runs)
@@ -2464,8 +2467,7 @@ __global__ void __launch_bounds__(kThreads)
     uint32_t lo, hi;
     if (!leb_tile(w, &cd, &lo, &hi))
         return;
-    const ChunkSpan sp =
-        chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype));
+    const ChunkSpan sp = block_span(a);
     const uint8_t *lens = a.src + cd->lens_at;
     const uint8_t *codes = a.src + cd->data_at;
     const uint32_t runs = cd->runs, nsym = w.nsym;
@@ -2527,8 +2529,7 @@ __global__ void __launch_bounds__(kThreads)
     uint32_t lo, hi;
     if (!zrun_tile(w, &cd, &lo, &hi))
         return;
-    const ChunkSpan sp =
-        chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype));
+    const ChunkSpan sp = block_span(a);
     const uint32_t *z = w.aux + sp.first;
     unsigned long long sum = 0;
     for (uint32_t j = lo + threadIdx.x; j < hi; j += kThreads)
@@ -2551,8 +2552,7 @@ __global__ void __launch_bounds__(kThreads)
     uint32_t lo, hi;
     if (!zrun_tile(w, &cd, &lo, &hi))
         return;
-    const ChunkSpan sp =
-        chunk_span(a.expect, blockIdx.x, fz_dtype_size(a.expect.dtype));
+    const ChunkSpan sp = block_span(a);
     const uint32_t zsym = w.nsym, R = a.expect.codec_params[0];
     uint32_t *aux = w.aux + sp.first;
     uint16_t *codes = w.codes + sp.first;
