@@ -1160,16 +1160,22 @@ typedef struct pinned_case {
     double bound;
     int32_t radius;
     int specials, runs; /* runs: long constant runs (RLE wins) */
+    int zero_runs;      /* codec_options[1]: the zero-run workflow */
 } pinned_case;
 
 static const pinned_case pinned[] = {
-    {FZ_F32, 3, {70, 40, 33, 1}, FZ_MODE_ABS, 1e-2, 0, 0, 0},
-    {FZ_F32, 3, {256, 64, 40, 1}, FZ_MODE_REL, 1e-3, 0, 1, 0},
-    {FZ_F64, 2, {300, 251, 1, 1}, FZ_MODE_REL, 1e-4, 0, 1, 0},
-    {FZ_F64, 1, {300001, 1, 1, 1}, FZ_MODE_ABS, 0.5, 0, 0, 0},
-    {FZ_F32, 1, {100000, 1, 1, 1}, FZ_MODE_ABS, 1e-3, 0, 0, 1},
-    {FZ_F32, 2, {129, 65, 1, 1}, FZ_MODE_ABS, 1e-4, 8, 1, 0},
-    {FZ_F64, 3, {33, 9, 17, 1}, FZ_MODE_ABS, 3e-3, 32768, 0, 0},
+    {FZ_F32, 3, {70, 40, 33, 1}, FZ_MODE_ABS, 1e-2, 0, 0, 0, 0},
+    {FZ_F32, 3, {256, 64, 40, 1}, FZ_MODE_REL, 1e-3, 0, 1, 0, 0},
+    {FZ_F64, 2, {300, 251, 1, 1}, FZ_MODE_REL, 1e-4, 0, 1, 0, 0},
+    {FZ_F64, 1, {300001, 1, 1, 1}, FZ_MODE_ABS, 0.5, 0, 0, 0, 0},
+    {FZ_F32, 1, {100000, 1, 1, 1}, FZ_MODE_ABS, 1e-3, 0, 0, 1, 0},
+    {FZ_F32, 2, {129, 65, 1, 1}, FZ_MODE_ABS, 1e-4, 8, 1, 0, 0},
+    {FZ_F64, 3, {33, 9, 17, 1}, FZ_MODE_ABS, 3e-3, 32768, 0, 0, 0},
+    /* zero runs: chunks of that workflow (7, 8); none, the bound rules it
+     * out before the symbols are written (9) */
+    {FZ_F32, 3, {70, 40, 33, 1}, FZ_MODE_ABS, 0.5, 0, 1, 0, 1},
+    {FZ_F64, 1, {300001, 1, 1, 1}, FZ_MODE_ABS, 2.0, 0, 0, 0, 1},
+    {FZ_F32, 2, {300, 251, 1, 1}, FZ_MODE_REL, 1e-2, 8, 1, 0, 1},
 };
 
 /* Size and FNV-1a 64 of the stream of each pinned case. */
@@ -1180,7 +1186,8 @@ static const struct {
     {253769, 0x97c8273ee8c15151ull}, {447660, 0xa535a000b0602103ull},
     {80355, 0xbfd9ca7bec8763e9ull},  {171184, 0xb1df376949e1f7f5ull},
     {1478, 0x819412213b4304e7ull},   {33684, 0x8a5c9559afd8c215ull},
-    {15832, 0x9be66a966c173594ull},
+    {15832, 0x9be66a966c173594ull},  {73546, 0xbc20b63b695c66cdull},
+    {95653, 0x1dfcaa8e513243d2ull},  {50919, 0x29d5bc56b9a66c1eull},
 };
 
 /* The exact bytes of a few streams, so that no rewrite of the coder can
@@ -1198,6 +1205,7 @@ static void group_bytes(void) {
         tu_context("pinned case %zu", k);
         fz_params p = lz_params(c->t, c->nd, c->d, c->mode, c->bound);
         p.codec_options[0] = c->radius;
+        p.codec_options[1] = c->zero_runs ? (int32_t)LZ_OPT_ZERO_RUNS : 0;
         p.threads = 2;
         size_t size = 0;
         uint8_t *s = round_trip(&p, src, &size);

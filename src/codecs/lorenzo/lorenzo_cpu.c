@@ -377,6 +377,44 @@ static uint64_t zero_run_plan(lz_work *w, uint64_t n, uint32_t radius,
     return 4 + lz_huff_plan(&w->zhuff, w->zcodes, *m);
 }
 
+/* A lower bound of zero_run_plan's size, without writing the symbols:
+ * their histogram from the codes' one (hf, already planned: every code but
+ * `radius` is its own symbol) and the zero runs' lengths (a read-only
+ * pass), the same code lengths zero_run_plan will build from it, and the
+ * total bits ceil(sum freq x len / 8) in place of the per-sub-block sum of
+ * rounded-up bytes, which is at least that. Exact integer arithmetic: a
+ * chunk this rules out is one where zero runs do not win. */
+static uint64_t zero_run_bound(lz_work *w, uint64_t n, uint32_t radius) {
+    lz_huff *z = &w->zhuff;
+    const uint32_t zsym = z->zsym;
+    memcpy(z->freq, w->huff.freq, zsym * sizeof(uint32_t));
+    memset(z->freq + zsym, 0, (z->nsym - zsym) * sizeof(uint32_t));
+    uint64_t m = n - z->freq[radius];
+    z->freq[radius] = 0;
+    for (uint64_t i = 0; i < n;) {
+        if (w->codes[i] != radius) {
+            i++;
+            continue;
+        }
+        uint64_t j = i + 1;
+        while (j < n && w->codes[j] == radius)
+            j++;
+        for (uint32_t k = 0; k < LZ_ZRUN_SYMBOLS; k++)
+            if ((j - i) >> k & 1) {
+                z->freq[zsym + k]++;
+                m++;
+            }
+        i = j;
+    }
+    lz_huff_lengths(z->freq, z->nsym, z->len, z->s);
+    lz_huff_range(z);
+    uint64_t bits = 0;
+    for (uint32_t sym = 0; sym < z->nsym; sym++)
+        bits += (uint64_t)z->freq[sym] * z->len[sym];
+    return 4 + lz_table_bytes(1, lz_table_entries(z->lo, z->hi, z->zk)) +
+           LZ_SUB_SIZE * lz_sub_count(m) + (bits + 7) / 8;
+}
+
 static uint8_t *write_lists(uint8_t *p, const fz_header *h, const void *src,
                             const lz_work *w) {
     const uint32_t es = fz_dtype_size(h->dtype);
@@ -416,7 +454,9 @@ static size_t encode_chunk(const fz_header *h, const void *src, uint64_t n,
         4 + 3 * runs >= huff ? huff : rle_size(w->codes, n, &runs);
     uint32_t flow = rle < huff ? LZ_FLOW_RLE : LZ_FLOW_HUFFMAN;
     uint64_t best = flow == LZ_FLOW_RLE ? rle : huff, zsyms = 0;
-    if (zero_runs_allowed(h)) { /* then zero runs, on a strict gain only */
+    /* then zero runs, on a strict gain only (the bound skips the symbols
+     * and their bits where they cannot win: most chunks at fine bounds) */
+    if (zero_runs_allowed(h) && zero_run_bound(w, n, radius) < best) {
         const uint64_t zr = zero_run_plan(w, n, radius, &zsyms);
         /* a stream of run symbols alone (every code the zero residual) is
          * not valid; RLE's one run is smaller there anyway */
