@@ -348,10 +348,16 @@ static uint8_t *write_rle(uint8_t *p, const uint16_t *codes, uint64_t n,
 
 /* Zero-run symbols of codes[0..n): each maximal run of code `radius`
  * (residual 0) of length L becomes Z_k = zsym + k for the set bits k of
- * L, highest first; other codes stay. Returns their count. */
+ * L, highest first; other codes stay. Their histogram into z->freq: the
+ * codes' own counts (code_freq) but `radius`, and the Z_k counted here, once
+ * per run. Returns their count m. */
 static uint64_t zero_run_symbols(const uint16_t *codes, uint64_t n,
-                                 uint32_t radius, uint32_t zsym,
-                                 uint16_t *out) {
+                                 uint32_t radius, const uint32_t *code_freq,
+                                 lz_huff *z, uint16_t *out) {
+    const uint32_t zsym = z->zsym;
+    memcpy(z->freq, code_freq, zsym * sizeof(uint32_t));
+    memset(z->freq + zsym, 0, (z->nsym - zsym) * sizeof(uint32_t));
+    z->freq[radius] = 0;
     uint64_t m = 0;
     for (uint64_t i = 0; i < n;) {
         if (codes[i] != radius) {
@@ -361,51 +367,24 @@ static uint64_t zero_run_symbols(const uint16_t *codes, uint64_t n,
         uint64_t j = i + 1;
         while (j < n && codes[j] == radius)
             j++;
-        for (int k = 63; k >= 0; k--)
-            if ((j - i) >> k & 1)
+        for (int k = LZ_ZRUN_SYMBOLS - 1; k >= 0; k--)
+            if ((j - i) >> k & 1) {
                 out[m++] = (uint16_t)(zsym + (uint32_t)k);
+                z->freq[zsym + (uint32_t)k]++;
+            }
         i = j;
     }
     return m;
 }
 
-/* Bytes of the zero-run code stream: u32 symbol count, then the Huffman
- * coding of the symbols (zero-run table head). */
-static uint64_t zero_run_plan(lz_work *w, uint64_t n, uint32_t radius,
-                              uint64_t *m) {
-    *m = zero_run_symbols(w->codes, n, radius, w->zhuff.zsym, w->zcodes);
-    return 4 + lz_huff_plan(&w->zhuff, w->zcodes, *m);
-}
-
-/* A lower bound of zero_run_plan's size, without writing the symbols:
- * their histogram from the codes' one (hf, already planned: every code but
- * `radius` is its own symbol) and the zero runs' lengths (a read-only
- * pass), the same code lengths zero_run_plan will build from it, and the
- * total bits ceil(sum freq x len / 8) in place of the per-sub-block sum of
- * rounded-up bytes, which is at least that. Exact integer arithmetic: a
- * chunk this rules out is one where zero runs do not win. */
-static uint64_t zero_run_bound(lz_work *w, uint64_t n, uint32_t radius) {
-    lz_huff *z = &w->zhuff;
-    const uint32_t zsym = z->zsym;
-    memcpy(z->freq, w->huff.freq, zsym * sizeof(uint32_t));
-    memset(z->freq + zsym, 0, (z->nsym - zsym) * sizeof(uint32_t));
-    uint64_t m = n - z->freq[radius];
-    z->freq[radius] = 0;
-    for (uint64_t i = 0; i < n;) {
-        if (w->codes[i] != radius) {
-            i++;
-            continue;
-        }
-        uint64_t j = i + 1;
-        while (j < n && w->codes[j] == radius)
-            j++;
-        for (uint32_t k = 0; k < LZ_ZRUN_SYMBOLS; k++)
-            if ((j - i) >> k & 1) {
-                z->freq[zsym + k]++;
-                m++;
-            }
-        i = j;
-    }
+/* A lower bound of the zero-run code stream's size (u32 symbol count,
+ * then the Huffman coding of the m symbols) from their histogram: the
+ * code lengths (kept for lz_huff_finish) and the total bits
+ * ceil(sum freq x len / 8) in place of the per-sub-block sum of rounded-up
+ * bytes, which is at least that. Exact integer arithmetic: a chunk this
+ * rules out is one where zero runs do not win, and its symbols' bits need
+ * not be summed. */
+static uint64_t zero_run_bound(lz_huff *z, uint64_t m) {
     lz_huff_lengths(z->freq, z->nsym, z->len, z->s);
     lz_huff_range(z);
     uint64_t bits = 0;
@@ -454,15 +433,20 @@ static size_t encode_chunk(const fz_header *h, const void *src, uint64_t n,
         4 + 3 * runs >= huff ? huff : rle_size(w->codes, n, &runs);
     uint32_t flow = rle < huff ? LZ_FLOW_RLE : LZ_FLOW_HUFFMAN;
     uint64_t best = flow == LZ_FLOW_RLE ? rle : huff, zsyms = 0;
-    /* then zero runs, on a strict gain only (the bound skips the symbols
-     * and their bits where they cannot win: most chunks at fine bounds) */
-    if (zero_runs_allowed(h) && zero_run_bound(w, n, radius) < best) {
-        const uint64_t zr = zero_run_plan(w, n, radius, &zsyms);
-        /* a stream of run symbols alone (every code the zero residual) is
-         * not valid; RLE's one run is smaller there anyway */
-        const int wins = zr < best && w->zhuff.lo <= w->zhuff.hi;
-        flow = wins ? LZ_FLOW_ZRUNS : flow;
-        best = wins ? zr : best;
+    /* then zero runs, on a strict gain only (the bound skips summing the
+     * symbols' bits where they cannot win: most chunks at fine bounds) */
+    if (zero_runs_allowed(h)) {
+        lz_huff *z = &w->zhuff;
+        zsyms =
+            zero_run_symbols(w->codes, n, radius, w->huff.freq, z, w->zcodes);
+        if (zero_run_bound(z, zsyms) < best) {
+            const uint64_t zr = 4 + lz_huff_finish(z, w->zcodes, zsyms);
+            /* a stream of run symbols alone (every code the zero residual)
+             * is not valid; RLE's one run is smaller there anyway */
+            const int wins = zr < best && z->lo <= z->hi;
+            flow = wins ? LZ_FLOW_ZRUNS : flow;
+            best = wins ? zr : best;
+        }
     }
     const uint64_t total = lists + best;
     if (total >= raw)

@@ -328,14 +328,13 @@ static inline void lz_huff_range(lz_huff *hf) {
         hf->zk--;
 }
 
-/* Histogram, lengths, canonical codes and sub-block sizes of codes[0..n)
- * (n >= 1); returns the exact size of the code stream in bytes. */
-static inline uint64_t lz_huff_plan(lz_huff *hf, const uint16_t *codes,
-                                    uint64_t n) {
+/* Used range, canonical codes and sub-block sizes of codes[0..n) (n >= 1)
+ * whose histogram and code lengths hf holds; returns the exact size of the
+ * code stream in bytes. */
+static inline uint64_t lz_huff_finish(lz_huff *hf, const uint16_t *codes,
+                                      uint64_t n) {
     uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1],
         base[LZ_HUFF_MAXLEN + 1];
-    lz_histogram(hf, codes, n);
-    lz_huff_lengths(hf->freq, hf->nsym, hf->len, hf->s);
     lz_huff_range(hf);
     lz_canonical(hf->len, hf->nsym, count, first, base);
     for (uint32_t sym = 0; sym < hf->nsym; sym++)
@@ -355,6 +354,15 @@ static inline uint64_t lz_huff_plan(lz_huff *hf, const uint16_t *codes,
         size += (bits + 7) / 8;
     }
     return size;
+}
+
+/* Histogram, lengths, canonical codes and sub-block sizes of codes[0..n)
+ * (n >= 1); returns the exact size of the code stream in bytes. */
+static inline uint64_t lz_huff_plan(lz_huff *hf, const uint16_t *codes,
+                                    uint64_t n) {
+    lz_histogram(hf, codes, n);
+    lz_huff_lengths(hf->freq, hf->nsym, hf->len, hf->s);
+    return lz_huff_finish(hf, codes, n);
 }
 
 /* MSB-first bit writer over a zeroed byte range (the small length table). */
