@@ -1171,8 +1171,8 @@ static const pinned_case pinned[] = {
     {FZ_F32, 1, {100000, 1, 1, 1}, FZ_MODE_ABS, 1e-3, 0, 0, 1, 0},
     {FZ_F32, 2, {129, 65, 1, 1}, FZ_MODE_ABS, 1e-4, 8, 1, 0, 0},
     {FZ_F64, 3, {33, 9, 17, 1}, FZ_MODE_ABS, 3e-3, 32768, 0, 0, 0},
-    /* zero runs: chunks of that workflow (7, 8); none, the bound rules it
-     * out before the symbols are written (9) */
+    /* zero runs: chunks of that workflow (7, 8); none, the exact bound
+     * rules it out before its bits are summed (9) */
     {FZ_F32, 3, {70, 40, 33, 1}, FZ_MODE_ABS, 0.5, 0, 1, 0, 1},
     {FZ_F64, 1, {300001, 1, 1, 1}, FZ_MODE_ABS, 2.0, 0, 0, 0, 1},
     {FZ_F32, 2, {300, 251, 1, 1}, FZ_MODE_REL, 1e-2, 8, 1, 0, 1},
