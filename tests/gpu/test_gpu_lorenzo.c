@@ -895,6 +895,8 @@ int main(int argc, char **argv) {
         group_long();
     if (all || !strcmp(group, "zeroruns"))
         group_zeroruns();
+    if (!strcmp(group, "zeroruns-smooth")) /* small enough for racecheck */
+        zero_runs_smooth();
     printf("test_gpu_lorenzo %s: %u cases passed\n", group, cases_run);
     return 0;
 }

@@ -707,6 +707,8 @@ __device__ uint32_t parse_table_block(const uint8_t *p, uint64_t size,
         if (l)
             syms[hs.t.base[l] + rank] = sym;
     }
+    __syncthreads(); /* the caller reads syms (racecheck: it copied them
+                      * out before the last round's writes had landed) */
     return hs.head;
 }
 
