@@ -65,6 +65,8 @@ constexpr int kWarps = kThreads / 32;
 constexpr uint32_t kTile = 4096;
 constexpr uint32_t kSubsPerTile = kTile / LZ_SUB_SYMBOLS;
 static_assert(kTile % LZ_SUB_SYMBOLS == 0, "whole sub-blocks per tile");
+static_assert(kSubsPerTile == 4,
+              "a tile's sub-blocks: lanes 4j..4j+3 (xor 1, 2)");
 
 __host__ __device__ uint64_t tile_count(uint64_t n) {
     return (n + kTile - 1) / kTile;
@@ -1037,6 +1039,16 @@ constexpr uint32_t kRing = 16;
 static_assert(kStoreRes - 1 + kGroup * LZ_LUT_CODES <= kRing,
               "a group's writes stay clear of the pending residuals");
 
+/* Codes that zero-run symbol s stands for: a code (s < zsym) one, Z_k
+ * 2^k (k <= 31 in a valid stream; capped so that a damaged one, which is
+ * reported anyway, shifts by at most 32). */
+__device__ uint64_t zrun_codes(uint32_t s, uint32_t zsym) {
+    if (s < zsym)
+        return 1;
+    const uint32_t k = s - zsym;
+    return 1ull << (k < 32 ? k : 32u);
+}
+
 /* Decodes one sub-block of `count` codes straight to residuals code - R:
  * exactly `bits` bits, zero padding. Per iteration every thread does
  * kGroup look-ups of up to LZ_LUT_CODES codes each (no divergence on the
@@ -1044,12 +1056,15 @@ static_assert(kStoreRes - 1 + kGroup * LZ_LUT_CODES <= kRing,
  * ring (`ring`, slots kSubThreads apart: no bank conflicts), 8 at a time
  * to `out`. k codes at once accept and reject what k single look-ups
  * would (lz_huff_read_sub). Returns false on any error; *zeros counts the
- * zero codes (outlier places). */
+ * zero codes (outlier places). Zero-run symbols (zsym != 0, R = 0):
+ * *covered sums the codes they stand for (zrun_codes). */
 __device__ bool decode_sub(const lz_huff_table &t, const lz_lut_entry *lut,
                            const uint32_t *syms, const uint8_t *p,
                            uint32_t bits, int32_t R, int32_t *out,
-                           uint32_t count, int32_t *ring, uint32_t *zeros) {
+                           uint32_t count, int32_t *ring, uint32_t *zeros,
+                           uint32_t zsym, uint64_t *covered) {
     *zeros = 0;
+    uint64_t cov = 0;
     if (!lz_sub_bits_ok(bits, count))
         return false;
     BitReader br;
@@ -1081,6 +1096,11 @@ __device__ bool decode_sub(const lz_huff_table &t, const lz_lut_entry *lut,
                 r[j] = s[j * kSubThreads];
                 z += r[j] == -R;
             }
+            if (zsym) { /* block-uniform: the chunk's workflow */
+#pragma unroll
+                for (uint32_t j = 0; j < kStoreRes; j++)
+                    cov += zrun_codes((uint32_t)r[j], zsym);
+            }
             int4 *o = reinterpret_cast<int4 *>(out + stored);
             o[0] = make_int4(r[0], r[1], r[2], r[3]);
             o[1] = make_int4(r[4], r[5], r[6], r[7]);
@@ -1091,16 +1111,20 @@ __device__ bool decode_sub(const lz_huff_table &t, const lz_lut_entry *lut,
         for (; stored < i; stored++) {
             const int32_t r = ring[(stored % kRing) * kSubThreads];
             z += r == -R;
+            cov += zsym ? zrun_codes((uint32_t)r, zsym) : 0u;
             out[stored] = r;
         }
     reader_fill(&br); /* the padding bits of the last byte are in buf */
     *zeros = z;
+    *covered = cov;
     return ok && pos == bits && (br.buf >> 56) == 0;
 }
 
 /* Huffman sub-blocks: grid (chunks, sub-block groups), a thread each.
  * Huffman chunks: residuals out to q, zero codes counted per chunk;
- * zero-run chunks: their m symbols out to aux, as int32 (expanded by
+ * zero-run chunks: their m symbols out to aux, as int32, and per tile of
+ * kTile symbols (kSubsPerTile sub-blocks, neighbouring lanes) the codes
+ * they stand for into tile_rle, capped at n + 1 (expanded by
  * zrun_starts_kernel and decode_runs_kernel, which count the zero codes).
  * The block first builds the table of up to LZ_LUT_CODES codes per look-up
  * in two passes (the CPU's definition: first codes, then the codes after
@@ -1133,6 +1157,7 @@ __global__ void __launch_bounds__(kSubThreads)
         lz_lut_extend(lut, v);
     __syncthreads();
     uint32_t zeros = 0;
+    uint64_t covered = 0;
     if (b < nsub) {
         const uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
         const uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
@@ -1143,9 +1168,15 @@ __global__ void __launch_bounds__(kSubThreads)
         int32_t *out = zero_runs ? reinterpret_cast<int32_t *>(w.aux) : w.q;
         if (!decode_sub(t, lut, syms, a.src + cd->data_at + sub_off[b],
                         sub_bits[b], zero_runs ? 0 : R, out + sp.first + from,
-                        count, ring + threadIdx.x, &zeros))
+                        count, ring + threadIdx.x, &zeros,
+                        zero_runs ? w.nsym : 0u, &covered))
             mark_bad(cd);
     }
+    covered += __shfl_xor_sync(FZ_FULL_MASK, covered, 1);
+    covered += __shfl_xor_sync(FZ_FULL_MASK, covered, 2);
+    if (zero_runs && b < nsub && b % kSubsPerTile == 0)
+        w.tile_rle[c * w.tiles_per_chunk + b / kSubsPerTile] =
+            (uint32_t)(covered > sp.n ? sp.n + 1ull : covered);
     zeros = __reduce_add_sync(FZ_FULL_MASK, zero_runs ? 0u : zeros);
     if ((threadIdx.x & 31) == 0 && zeros)
         atomicAdd(&cd->zeros, zeros);
@@ -2500,16 +2531,6 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /* ------------------------------------ zero-run expansion (grid) */
-/* Codes that zero-run symbol s stands for: a code (s < zsym) one, Z_k
- * 2^k (k <= 31 in a valid stream; capped so that a damaged one, which is
- * reported anyway, shifts by at most 32). */
-__device__ uint64_t zrun_codes(uint32_t s, uint32_t zsym) {
-    if (s < zsym)
-        return 1;
-    const uint32_t k = s - zsym;
-    return 1ull << (k < 32 ? k : 32u);
-}
-
 /* The zero-run chunk of a grid block (blockIdx.x) and its tile of kTile
  * symbols (blockIdx.y), [lo, hi); false when there is none. */
 __device__ bool zrun_tile(const Work &w, ChunkDecode **cd, uint32_t *lo,
@@ -2520,25 +2541,6 @@ __device__ bool zrun_tile(const Work &w, ChunkDecode **cd, uint32_t *lo,
     *lo = blockIdx.y * kTile;
     *hi = m - *lo < kTile ? m : *lo + kTile;
     return *lo < m;
-}
-
-/* Per tile of zero-run symbols (decoded into aux): the codes they stand
- * for into tile_rle (capped at n + 1, as rle_count_kernel). */
-__global__ void __launch_bounds__(kThreads)
-    zrun_count_kernel(const fz_gpu_args a, const Work w) {
-    __shared__ unsigned long long sums[kWarps];
-    ChunkDecode *cd;
-    uint32_t lo, hi;
-    if (!zrun_tile(w, &cd, &lo, &hi))
-        return;
-    const ChunkSpan sp = block_span(a);
-    const uint32_t *z = w.aux + sp.first;
-    unsigned long long sum = 0;
-    for (uint32_t j = lo + threadIdx.x; j < hi; j += kThreads)
-        sum += zrun_codes(z[j], w.nsym);
-    sum = block_sum64(sum, sums);
-    if (threadIdx.x == 0)
-        *tile_slot(w, w.tile_rle) = (uint32_t)(sum > sp.n ? sp.n + 1ull : sum);
 }
 
 /* Per tile of zero-run symbols: each symbol's first code (tile offset +
@@ -3079,8 +3081,6 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
         return err;
     decode_huffman_kernel<<<per_sub, kSubThreads, 0, stream>>>(*a, w);
     rle_count_kernel<<<per_tile, kThreads, 0, stream>>>(*a, w);
-    if (zero_runs)
-        zrun_count_kernel<<<per_tile, kThreads, 0, stream>>>(*a, w);
     rle_scan_kernel<<<C, kThreads, 0, stream>>>(*a, w);
     rle_starts_kernel<<<per_tile, kThreads, 0, stream>>>(*a, w);
     if (zero_runs)
