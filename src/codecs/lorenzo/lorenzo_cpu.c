@@ -72,10 +72,6 @@ static int lorenzo_check_params(fz_header *h, const int32_t options[4]) {
     return FZS_OK;
 }
 
-static int zero_runs_allowed(const fz_header *h) {
-    return (h->codec_params[1] & LZ_OPT_ZERO_RUNS) != 0;
-}
-
 /* --------------------------------------------------------- encoding */
 typedef struct lz_work {
     int32_t *q;      /* prequantized values, then residuals */
@@ -114,7 +110,7 @@ static int work_alloc(lz_work *w, const fz_header *h, uint64_t n) {
     w->out_delta = (int32_t *)malloc(m * sizeof(int32_t));
     int ok = w->q && w->codes && w->exc && w->out_idx && w->out_delta &&
              lz_huff_alloc(&w->huff, n, nsym);
-    if (ok && zero_runs_allowed(h)) {
+    if (ok && lz_zero_runs(h)) {
         w->zcodes = (uint16_t *)malloc(m * sizeof(uint16_t));
         ok = w->zcodes && lz_huff_alloc(&w->zhuff, n, nsym + LZ_ZRUN_SYMBOLS);
         w->zhuff.zsym = nsym;
@@ -435,7 +431,7 @@ static size_t encode_chunk(const fz_header *h, const void *src, uint64_t n,
     uint64_t best = flow == LZ_FLOW_RLE ? rle : huff, zsyms = 0;
     /* then zero runs, on a strict gain only (the bound skips summing the
      * symbols' bits where they cannot win: most chunks at fine bounds) */
-    if (zero_runs_allowed(h)) {
+    if (lz_zero_runs(h)) {
         lz_huff *z = &w->zhuff;
         zsyms =
             zero_run_symbols(w->codes, n, radius, w->huff.freq, z, w->zcodes);
@@ -531,8 +527,6 @@ static int residuals_of(const uint16_t *codes, const uint8_t *outliers,
     return FZS_OK;
 }
 
-/* Values from q, then the exact values; q is 0 where they go. One loop
- * per dtype. */
 /* The q decoded at an exception: version 1, 0; version 2, the q that the
  * quantizer gives the stored value (raw, LE), which must be an exception,
  * so that a damaged index is caught even without checksums. */
@@ -552,6 +546,8 @@ static int exception_q_ok(const fz_header *h, const lz_quant *z,
     return !quantizes && q == qe;
 }
 
+/* Values from q, then the exact values at the exceptions, whose q is
+ * checked (exception_q_ok). One loop per dtype. */
 static int write_values(const fz_header *h, const int32_t *q, uint64_t n,
                         const uint8_t *exc, uint64_t nexc, void *dst) {
     const uint32_t es = fz_dtype_size(h->dtype);
@@ -598,17 +594,12 @@ static int expand_zero_runs(const uint16_t *z, uint64_t m, uint32_t zsym,
                             uint32_t radius, uint16_t *codes, uint64_t n) {
     uint64_t i = 0;
     for (uint64_t j = 0; j < m; j++) {
-        if (z[j] < zsym) {
-            if (i == n)
-                return FZS_CORRUPT_CHUNK;
-            codes[i++] = z[j];
-            continue;
-        }
-        const uint32_t k = z[j] - zsym; /* < LZ_ZRUN_SYMBOLS: the table */
-        if (n - i < (uint64_t)1 << k)
+        const uint64_t len = lz_zrun_codes(z[j], zsym);
+        const uint16_t code = (uint16_t)(z[j] < zsym ? z[j] : radius);
+        if (n - i < len)
             return FZS_CORRUPT_CHUNK;
-        for (uint64_t e = i + ((uint64_t)1 << k); i < e; i++)
-            codes[i] = (uint16_t)radius;
+        for (const uint64_t e = i + len; i < e; i++)
+            codes[i] = code;
     }
     return i == n ? FZS_OK : FZS_CORRUPT_CHUNK;
 }
@@ -631,18 +622,13 @@ static int read_zero_runs(const fz_header *h, const uint8_t *p,
                : s;
 }
 
-/* The workflows a chunk of this header may use. */
-static uint32_t last_flow(const fz_header *h) {
-    return zero_runs_allowed(h) ? LZ_FLOW_ZRUNS : LZ_FLOW_RLE;
-}
-
 static int decode_chunk(const fz_header *h, const uint8_t *src, size_t size,
                         void *dst, uint64_t n, const lz_decode_work *w) {
     uint16_t *codes = w->codes;
     int32_t *v = w->v;
     const uint32_t es = fz_dtype_size(h->dtype);
     const uint32_t radius = h->codec_params[0];
-    if (size < LZ_CHUNK_HEAD || src[0] > last_flow(h) || src[1] || src[2] ||
+    if (size < LZ_CHUNK_HEAD || src[0] > lz_last_flow(h) || src[1] || src[2] ||
         src[3] || bound_of(h) == 0.0)
         return FZS_CORRUPT_CHUNK;
     const uint64_t nout = fz_load32(src + 4), nexc = fz_load32(src + 8);
@@ -674,9 +660,8 @@ static int decode_chunk(const fz_header *h, const uint8_t *src, size_t size,
 static int lorenzo_decode_chunk(const fz_header *h, const uint8_t *src,
                                 size_t size, void *dst, uint64_t nvalues) {
     const size_t m = (size_t)nvalues ? (size_t)nvalues : 1;
-    const int zr = zero_runs_allowed(h);
-    const size_t nsym =
-        2 * (size_t)h->codec_params[0] + (zr ? LZ_ZRUN_SYMBOLS : 0);
+    const int zr = lz_zero_runs(h);
+    const size_t nsym = lz_book_symbols(h);
     lz_decode_work w;
     w.codes = (uint16_t *)malloc(m * sizeof(uint16_t));
     w.zcodes = zr ? (uint16_t *)malloc(m * sizeof(uint16_t)) : NULL;

@@ -193,8 +193,7 @@ uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
     const uint64_t cv = h->chunk_bytes / es;
     memset(w, 0, sizeof *w);
     w->nsym = 2 * h->codec_params[0];
-    w->book_syms =
-        w->nsym + (h->codec_params[1] & LZ_OPT_ZERO_RUNS ? LZ_ZRUN_SYMBOLS : 0);
+    w->book_syms = lz_book_symbols(h);
     w->book_stride = book_bytes(w->book_syms);
     w->subs_per_chunk = lz_sub_count(cv);
     w->tiles_per_chunk = tile_count(cv);
@@ -821,11 +820,10 @@ __global__ void __launch_bounds__(kThreads)
         }
         return;
     }
-    const bool zero_runs = h.codec_params[1] & LZ_OPT_ZERO_RUNS;
     if (threadIdx.x == 0) {
-        const uint32_t last = zero_runs ? LZ_FLOW_ZRUNS : LZ_FLOW_RLE;
-        bool ok = size >= LZ_CHUNK_HEAD && in[0] <= last && !in[1] && !in[2] &&
-                  !in[3] && double_of(h.bound_eff_bits) != 0.0;
+        bool ok = size >= LZ_CHUNK_HEAD && in[0] <= lz_last_flow(&h) &&
+                  !in[1] && !in[2] && !in[3] &&
+                  double_of(h.bound_eff_bits) != 0.0;
         if (ok) {
             sh.flow = in[0];
             sh.nout = fz_load32(in + 4);
@@ -1039,16 +1037,6 @@ constexpr uint32_t kRing = 16;
 static_assert(kStoreRes - 1 + kGroup * LZ_LUT_CODES <= kRing,
               "a group's writes stay clear of the pending residuals");
 
-/* Codes that zero-run symbol s stands for: a code (s < zsym) one, Z_k
- * 2^k (k <= 31 in a valid stream; capped so that a damaged one, which is
- * reported anyway, shifts by at most 32). */
-__device__ uint64_t zrun_codes(uint32_t s, uint32_t zsym) {
-    if (s < zsym)
-        return 1;
-    const uint32_t k = s - zsym;
-    return 1ull << (k < 32 ? k : 32u);
-}
-
 /* Decodes one sub-block of `count` codes straight to residuals code - R:
  * exactly `bits` bits, zero padding. Per iteration every thread does
  * kGroup look-ups of up to LZ_LUT_CODES codes each (no divergence on the
@@ -1099,7 +1087,7 @@ __device__ bool decode_sub(const lz_huff_table &t, const lz_lut_entry *lut,
             if (zsym) { /* block-uniform: the chunk's workflow */
 #pragma unroll
                 for (uint32_t j = 0; j < kStoreRes; j++)
-                    cov += zrun_codes((uint32_t)r[j], zsym);
+                    cov += lz_zrun_codes((uint32_t)r[j], zsym);
             }
             int4 *o = reinterpret_cast<int4 *>(out + stored);
             o[0] = make_int4(r[0], r[1], r[2], r[3]);
@@ -1111,7 +1099,7 @@ __device__ bool decode_sub(const lz_huff_table &t, const lz_lut_entry *lut,
         for (; stored < i; stored++) {
             const int32_t r = ring[(stored % kRing) * kSubThreads];
             z += r == -R;
-            cov += zsym ? zrun_codes((uint32_t)r, zsym) : 0u;
+            cov += zsym ? lz_zrun_codes((uint32_t)r, zsym) : 0u;
             out[stored] = r;
         }
     reader_fill(&br); /* the padding bits of the last byte are in buf */
@@ -2531,18 +2519,6 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /* ------------------------------------ zero-run expansion (grid) */
-/* The zero-run chunk of a grid block (blockIdx.x) and its tile of kTile
- * symbols (blockIdx.y), [lo, hi); false when there is none. */
-__device__ bool zrun_tile(const Work &w, ChunkDecode **cd, uint32_t *lo,
-                          uint32_t *hi) {
-    if (!chunk_live(w, cd) || (*cd)->flow != LZ_FLOW_ZRUNS)
-        return false;
-    const uint32_t m = (*cd)->runs;
-    *lo = blockIdx.y * kTile;
-    *hi = m - *lo < kTile ? m : *lo + kTile;
-    return *lo < m;
-}
-
 /* Per tile of zero-run symbols: each symbol's first code (tile offset +
  * block scan) into aux, in place of the symbol, and the code it repeats
  * into codes (Z_k: the zero residual's code R), so that decode_runs_kernel
@@ -2553,20 +2529,20 @@ __global__ void __launch_bounds__(kThreads)
     zrun_starts_kernel(const fz_gpu_args a, const Work w) {
     __shared__ Scan::TempStorage tmp;
     ChunkDecode *cd;
-    uint32_t lo, hi;
-    if (!zrun_tile(w, &cd, &lo, &hi))
+    TileSpan ts; /* a tile of kTile symbols */
+    if (!chunk_live(w, &cd) || cd->flow != LZ_FLOW_ZRUNS ||
+        !tile_of(a, cd->runs, &ts))
         return;
-    const ChunkSpan sp = block_span(a);
-    const uint32_t zsym = w.nsym, R = a.expect.codec_params[0];
-    uint32_t *aux = w.aux + sp.first;
-    uint16_t *codes = w.codes + sp.first;
-    const uint32_t first = lo + threadIdx.x * kPerZrun;
+    const uint32_t zsym = w.nsym, R = a.expect.codec_params[0], hi = ts.hi;
+    uint32_t *aux = w.aux + ts.sp.first;
+    uint16_t *codes = w.codes + ts.sp.first;
+    const uint32_t first = ts.lo + threadIdx.x * kPerZrun;
     uint32_t sym[kPerZrun], count = 0;
 #pragma unroll
     for (uint32_t k = 0; k < kPerZrun; k++) {
         sym[k] = first + k < hi ? aux[first + k] : 0u;
         /* exact for valid chunks (every partial sum <= n) */
-        count += first + k < hi ? (uint32_t)zrun_codes(sym[k], zsym) : 0u;
+        count += first + k < hi ? (uint32_t)lz_zrun_codes(sym[k], zsym) : 0u;
     }
     uint32_t start;
     Scan(tmp).ExclusiveSum(count, start);
@@ -2576,7 +2552,7 @@ __global__ void __launch_bounds__(kThreads)
         if (first + k < hi) {
             aux[first + k] = start;
             codes[first + k] = (uint16_t)(sym[k] < zsym ? sym[k] : R);
-            start += (uint32_t)zrun_codes(sym[k], zsym);
+            start += (uint32_t)lz_zrun_codes(sym[k], zsym);
         }
 }
 
@@ -2983,7 +2959,7 @@ uint64_t fz_lorenzo_gpu_work_bytes(const fz_header *h) {
 }
 
 bool fz_lorenzo_gpu_implements(const fz_header *h, bool compress) {
-    return !compress || (h->codec_params[1] & LZ_OPT_ZERO_RUNS) == 0;
+    return !compress || !lz_zero_runs(h);
 }
 
 cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
@@ -3071,7 +3047,7 @@ cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,
     const dim3 per_sub(
         C, (unsigned)((w.subs_per_chunk + kSubThreads - 1) / kSubThreads));
     const bool f32 = h.dtype == 1;
-    const bool zero_runs = h.codec_params[1] & LZ_OPT_ZERO_RUNS;
+    const bool zero_runs = lz_zero_runs(&h);
     if (f32)
         decode_head_kernel<4><<<C, kThreads, 0, stream>>>(*a, w);
     else

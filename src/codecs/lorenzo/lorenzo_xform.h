@@ -110,6 +110,32 @@ static FZ_HD lz_geom lz_geometry(const fz_header *h) {
     return g;
 }
 
+/* Zero-run workflow allowed by the header (codec_params[1]). */
+static FZ_HD int lz_zero_runs(const fz_header *h) {
+    return (h->codec_params[1] & LZ_OPT_ZERO_RUNS) != 0;
+}
+
+/* The last workflow a chunk of this header may use. */
+static FZ_HD uint32_t lz_last_flow(const fz_header *h) {
+    return lz_zero_runs(h) ? LZ_FLOW_ZRUNS : LZ_FLOW_RLE;
+}
+
+/* Symbols of the header's code book: the 2 radius codes, and the Z_k
+ * when zero runs are allowed. */
+static FZ_HD uint32_t lz_book_symbols(const fz_header *h) {
+    return 2 * h->codec_params[0] + (lz_zero_runs(h) ? LZ_ZRUN_SYMBOLS : 0u);
+}
+
+/* Codes that zero-run symbol s stands for: a code (s < zsym) one, Z_k
+ * (s = zsym + k) 2^k; k is at most 31 in a valid stream, capped at 32 so
+ * that a damaged symbol never shifts by 64 or more. */
+static FZ_HD uint64_t lz_zrun_codes(uint32_t s, uint32_t zsym) {
+    if (s < zsym)
+        return 1;
+    const uint32_t k = s - zsym;
+    return (uint64_t)1 << (k < 32 ? k : 32u);
+}
+
 /* Uncompressed bytes per chunk: whole slabs, about LZ_CHUNK_TARGET. */
 static FZ_HD uint32_t lz_chunk_bytes(const fz_header *h) {
     const uint32_t es = fz_dtype_size(h->dtype);
