@@ -5,10 +5,9 @@
  *             [--markdown FILE] [--lossless] [--no-checksum]
  *             [--codec sleek|gfc|...] [--dim N] [--zero-runs]
  *
- * --zero-runs (lorenzo): streams with the zero-run workflow, which only
- * the CPU encoder writes so far: each is compressed on the host
- * (fz_compress, FZ_EXEC_CPU, untimed: "comp" reads "nan") and its GPU
- * decoding is timed.
+ * --zero-runs (lorenzo): the zero-run workflow allowed (codec option 1);
+ * each GPU stream is also compared with the CPU encoder's (fz_compress,
+ * FZ_EXEC_CPU, untimed) and a difference fails the run.
  *
  * Data: two 3-D fields generated on the device (see make_field), or --input
  * FILE (raw values of --dtype) tiled to the size. Modes: lossless, then REL
@@ -36,7 +35,7 @@ struct Options {
     bool no_checksum = false;
     fz_codec codec = FZ_CODEC_SLEEK;
     int dim = 0;            /* gfc dimensionality (0 = default) */
-    bool zero_runs = false; /* lorenzo: CPU-encoded zero-run streams */
+    bool zero_runs = false; /* lorenzo: zero runs, GPU == CPU bytes */
 };
 
 /* Two synthetic 3-D fields: "smooth3d" (temperature-like, offset 280, so
@@ -122,36 +121,39 @@ struct Buffers {
     size_t bound, scratch_bytes;
 };
 
+/* Whether the GPU stream in b.comp (size bytes) is the CPU encoder's. */
+static bool same_as_cpu(const fz_params &p, const void *h_in, size_t bytes,
+                        const Buffers &b, size_t size) {
+    std::vector<uint8_t> cpu(b.bound), gpu(size);
+    size_t cpu_size = 0;
+    fz_params c = p;
+    c.exec = FZ_EXEC_CPU;
+    CHECK_FZ(fz_compress(&c, h_in, bytes, cpu.data(), b.bound, &cpu_size));
+    CHECK_CUDA(cudaMemcpy(gpu.data(), b.comp, size, cudaMemcpyDeviceToHost));
+    return cpu_size == size && memcmp(cpu.data(), gpu.data(), size) == 0;
+}
+
 static Row run_one(const fz_params &p, const Row &base, const Buffers &b,
                    const void *h_in, void *h_out, int reps, cudaStream_t s) {
     Row r = base;
     r.mode = p.mode;
     r.bound = p.bound;
     fz_device_result h_res;
-    if (p.codec_options[1]) { /* CPU encoder only: not timed */
-        std::vector<uint8_t> packed(b.bound);
-        size_t size = 0;
-        h_res.status = fz_compress(&p, h_in, r.bytes, packed.data(), b.bound,
-                                   &size); /* p.exec: the CPU */
-        h_res.size = size;
-        if (h_res.status == FZ_OK)
-            CHECK_CUDA(cudaMemcpy(b.comp, packed.data(), size,
-                                  cudaMemcpyHostToDevice));
-        r.comp_ms = 0;
-    } else {
-        r.comp_ms = bench_time_ms(s, reps, [&] {
-            CHECK_FZ(fz_device_compress(&p, b.in, b.comp, b.bound, b.scratch,
-                                        b.scratch_bytes, b.res, nullptr, s));
-        });
-        CHECK_CUDA(
-            cudaMemcpy(&h_res, b.res, sizeof h_res, cudaMemcpyDeviceToHost));
-    }
+    r.comp_ms = bench_time_ms(s, reps, [&] {
+        CHECK_FZ(fz_device_compress(&p, b.in, b.comp, b.bound, b.scratch,
+                                    b.scratch_bytes, b.res, nullptr, s));
+    });
+    CHECK_CUDA(cudaMemcpy(&h_res, b.res, sizeof h_res, cudaMemcpyDeviceToHost));
     if (h_res.status != FZ_OK) {
         fprintf(stderr, "compress failed: %s\n",
                 fz_status_string((fz_status)h_res.status));
         exit(1);
     }
     r.compressed = h_res.size;
+    if (p.codec_options[1] && !same_as_cpu(p, h_in, r.bytes, b, h_res.size)) {
+        fprintf(stderr, "GPU stream differs from the CPU's\n");
+        exit(1);
+    }
     uint8_t header[FZ_HEADER_BYTES];
     CHECK_CUDA(
         cudaMemcpy(header, b.comp, sizeof header, cudaMemcpyDeviceToHost));

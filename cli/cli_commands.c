@@ -368,8 +368,7 @@ static int settle_exec(const cli_options *o, const fz_params *p,
         return CLI_EXIT_OK;
     }
     cli_error("--gpu: the GPU backend does not implement these parameters "
-              "(lorenzo --zero-runs compresses on the CPU only so far; use "
-              "--cpu)");
+              "(use --cpu)");
     return CLI_EXIT_FAIL;
 }
 

@@ -269,10 +269,10 @@ FZ_API int fz_gpu_count(void);
 
 /* 1 when the CUDA backend of this build compresses with these
  * parameters, else 0: no CUDA backend, invalid parameters, or a codec
- * option that only the CPU encoder has (lorenzo codec_options[1], zero
- * runs). Says nothing about whether a GPU is present (fz_gpu_count). GPU
- * compression with such parameters returns FZ_ERR_UNSUPPORTED; the GPU
- * backend decodes the streams of every known codec and option. */
+ * option only the CPU encoder has (none today). Says nothing about
+ * whether a GPU is present (fz_gpu_count). GPU compression with such
+ * parameters returns FZ_ERR_UNSUPPORTED; the GPU backend decodes the
+ * streams of every known codec and option. */
 FZ_API int fz_gpu_supports(const fz_params *p);
 
 /* fz_compress / fz_decompress with FZ_EXEC_GPU keep the last call's CUDA

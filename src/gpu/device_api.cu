@@ -110,7 +110,8 @@ fz_status prepare(const fz_params *p, void *d_scratch, size_t scratch_bytes,
 typedef cudaError_t (*codec_launch)(const fz_gpu_args *, int, cudaStream_t);
 
 /* The codec's kernels for this header, or null when the GPU backend does
- * not implement it (an unknown codec, a CPU-only option). */
+ * not implement it (an unknown codec; a CPU-only option, should one be
+ * added). */
 codec_launch find_launch(const fz_header &h, bool compress) {
     switch (h.codec) {
     case FZ_CODEC_SLEEK:
@@ -120,8 +121,6 @@ codec_launch find_launch(const fz_header &h, bool compress) {
     case FZ_CODEC_FALCON:
         return compress ? fz_falcon_gpu_compress : fz_falcon_gpu_decompress;
     case FZ_CODEC_LORENZO:
-        if (!fz_lorenzo_gpu_implements(&h, compress))
-            return nullptr;
         return compress ? fz_lorenzo_gpu_compress : fz_lorenzo_gpu_decompress;
     }
     return nullptr;

@@ -258,10 +258,6 @@ cudaError_t fz_falcon_gpu_decompress(const fz_gpu_args *a, int sm_count,
  * uses no CPU-only option. */
 bool fz_gpu_implements(const fz_header *h, bool compress);
 
-/* Whether the kernels implement this lorenzo header: decoding always;
- * compression not yet with the zero-run workflow (LZ_OPT_ZERO_RUNS),
- * which the CPU backend has. */
-bool fz_lorenzo_gpu_implements(const fz_header *h, bool compress);
 cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
                                     cudaStream_t stream);
 cudaError_t fz_lorenzo_gpu_decompress(const fz_gpu_args *a, int sm_count,

@@ -17,11 +17,11 @@
  *     the write kernels) and a partial last tile.
  *  9. version 1 streams (tile corners coded as q) decode on the GPU to the
  *     CPU's bytes; codec version 3 streams are what both encoders write.
- * 10. the zero-run workflow: the CPU's streams (zero-run, RLE and Huffman
- *     chunks, 1-D to 3-D, f32 and f64) decode on the GPU to the CPU's
- *     bytes; damaged ones are accepted exactly where the CPU accepts
- *     them; GPU compression with it (not implemented yet) is refused with
- *     FZ_ERR_UNSUPPORTED, on the host and the device API.
+ * 10. the zero-run workflow: GPU streams equal the CPU's (zero-run, RLE
+ *     and Huffman chunks in one stream, 1-D to 3-D, f32 and f64, every
+ *     shape and generator of 1., runs of up to 2^22 zero residuals) and
+ *     cross-decode; damaged ones are accepted on the GPU exactly where the
+ *     CPU accepts them.
  * Exits 77 (ctest: skipped) when no CUDA GPU is usable. */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -631,57 +631,18 @@ static void group_v1(void) {
     }
 }
 
-/* Zero runs (compression with them is CPU-only so far) ------------ */
-/* The device API decodes stream (the CPU's) to exactly want. */
-static void device_decode(const fz_params *p, const uint8_t *stream,
-                          size_t size, const void *want, size_t bytes) {
-    size_t scratch = 0;
-    CHECK_OK(fz_device_scratch_size(p, &scratch));
-    void *d_in = device_alloc(size), *d_out = device_alloc(bytes);
-    void *d_scratch = device_alloc(scratch);
-    fz_device_result *d_res = (fz_device_result *)device_alloc(sizeof *d_res);
-    fz_device_result res;
-    CUDA_CHECK(cudaMemcpy(d_in, stream, size, cudaMemcpyHostToDevice));
-    CHECK_OK(fz_device_decompress(p, d_in, size, d_out, bytes, d_scratch,
-                                  scratch, NULL, d_res, &res, NULL));
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CHECK_OK((fz_status)res.status);
-    CHECK_EQ_U64(res.size, bytes);
-    uint8_t *host = (uint8_t *)tu_xmalloc(bytes);
-    CUDA_CHECK(cudaMemcpy(host, d_out, bytes, cudaMemcpyDeviceToHost));
-    CHECK(memcmp(host, want, bytes) == 0);
-    free(host);
-    CUDA_CHECK(cudaFree(d_res));
-    CUDA_CHECK(cudaFree(d_scratch));
-    CUDA_CHECK(cudaFree(d_out));
-    CUDA_CHECK(cudaFree(d_in));
-}
-
-/* The CPU's zero-run stream of p (option set by the caller) decodes on
- * the GPU, host and device API, with and without checksums, to the CPU's
- * bytes, within the bound; it is smaller than the stream without the
- * option (so some chunk took the zero-run workflow). */
+/* Zero runs ------------------------------------------------------ */
+/* p with the zero-run option (set here): the stream is smaller than the
+ * one without the option (so some chunk took the zero-run workflow), and
+ * run_case holds (GPU stream == CPU stream, every cross decoding). */
 static void zero_run_case(fz_params *p, const void *src) {
-    uint64_t values = 0, bytes = 0;
-    CHECK_OK(fz_params_count(p, &values, &bytes));
-    size_t size = 0, plain = 0, got = 0;
+    size_t size = 0, plain = 0;
     p->codec_options[1] = 0;
     free(tu_compress(p, src, &plain));
     p->codec_options[1] = (int32_t)LZ_OPT_ZERO_RUNS;
-    uint8_t *cpu = tu_compress(p, src, &size);
+    free(tu_compress(p, src, &size));
     CHECK(size < plain);
-    tu_buf ref = tu_buf_alloc((size_t)bytes);
-    CHECK_OK(fz_decompress(cpu, size, ref.data, (size_t)bytes, NULL, &got));
-    fz_info info;
-    CHECK_OK(fz_inspect(cpu, size, &info));
-    check_bound(p->dtype, src, ref.data, (size_t)values, info.bound_effective);
-    CHECK_OK(decode_on(FZ_EXEC_GPU, cpu, size, ref.data, (size_t)bytes, 0));
-    CHECK_OK(decode_on(FZ_EXEC_GPU, cpu, size, ref.data, (size_t)bytes,
-                       FZ_DECODE_SKIP_CHECKSUM));
-    device_decode(p, cpu, size, ref.data, (size_t)bytes);
-    tu_buf_free(&ref);
-    free(cpu);
-    cases_run++;
+    run_case(p, src);
 }
 
 /* Residuals of a slab whose codes make the zero-run workflow win: runs of
@@ -818,47 +779,50 @@ static void zero_runs_damage(void) {
     free(s);
 }
 
-/* The GPU decodes zero-run streams; GPU compression with the option is
- * refused with FZ_ERR_UNSUPPORTED before any work (host and device API),
- * and fz_gpu_supports says so. */
-static void zero_runs_refused(void) {
-    const uint64_t dims[2] = {256, 200};
-    const size_t n = 256 * 200, bytes = n * 4;
-    float *src = (float *)tu_xmalloc(bytes);
-    for (size_t i = 0; i < n; i++)
-        src[i] = (float)(sin((double)(i % 256) / 20.0) +
-                         cos((double)(i / 256) / 15.0));
-    tu_context("zero runs: GPU compression refused");
-    fz_params p = lz_params(FZ_F32, 2, dims, FZ_MODE_REL, 1e-2, 0);
-    CHECK(fz_gpu_supports(&p));
-    p.codec_options[1] = (int32_t)LZ_OPT_ZERO_RUNS;
-    CHECK(!fz_gpu_supports(&p));
-    size_t size = 0, bound = 0, scratch = 0;
-    fz_params g = p;
-    g.exec = FZ_EXEC_GPU;
-    CHECK_OK(fz_compress_bound(&g, &bound));
-    tu_buf dst = tu_buf_alloc(bound);
-    CHECK_EQ_U64(fz_compress(&g, src, bytes, dst.data, bound, &size),
-                 FZ_ERR_UNSUPPORTED);
-    CHECK(tu_guard_intact(&dst));
-    CHECK_OK(fz_device_scratch_size(&p, &scratch));
-    void *d_src = device_alloc(bytes), *d_dst = device_alloc(bound);
-    void *d_scratch = device_alloc(scratch);
-    fz_device_result *d_res = (fz_device_result *)device_alloc(sizeof *d_res);
-    CHECK_EQ_U64(fz_device_compress(&p, d_src, d_dst, bound, d_scratch, scratch,
-                                    d_res, NULL, NULL),
-                 FZ_ERR_UNSUPPORTED);
-    CUDA_CHECK(cudaFree(d_src));
-    CUDA_CHECK(cudaFree(d_dst));
-    CUDA_CHECK(cudaFree(d_scratch));
-    CUDA_CHECK(cudaFree(d_res));
-    tu_buf_free(&dst);
+/* Every shape and generator of group_shapes with the option, at coarse
+ * bounds (where zero runs win on smooth data), and edges of the
+ * workflow's choice: a chunk of zero residuals only (never zero runs),
+ * none at all, one run of 2^22 (Z_22) with a code after it. */
+static void zero_runs_edges(void) {
+    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
+    const tu_gen gens[] = {TU_GEN_SMOOTH, TU_GEN_WAVE, TU_GEN_RANDOM_BITS,
+                           TU_GEN_CONSTANT, TU_GEN_MIXED};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int t = 0; t < 2; t++)
+            for (size_t k = 0; k < sizeof gens / sizeof *gens; k++) {
+                const uint64_t n = count_of(&shapes[s]);
+                const size_t es = tu_dtype_size(dtypes[t]);
+                void *src = tu_xmalloc(n ? n * es : 1);
+                tu_fill(gens[k], dtypes[t], src, (size_t)n, 17 + s * 5 + k);
+                tu_context("zero runs: shape %zu dtype %s gen %s", s,
+                           tu_dtype_name(dtypes[t]), tu_gen_name(gens[k]));
+                fz_params p =
+                    lz_params(dtypes[t], shapes[s].nd, shapes[s].d,
+                              k & 1 ? FZ_MODE_ABS : FZ_MODE_REL, 1e-2, 0);
+                p.codec_options[1] = (int32_t)LZ_OPT_ZERO_RUNS;
+                CHECK(fz_gpu_supports(&p));
+                run_case(&p, src);
+                free(src);
+            }
+    const size_t n = (1u << 22) + 1000;
+    const uint64_t flat[1] = {n};
+    float *src = (float *)tu_xmalloc(n * sizeof *src);
+    for (int k = 0; k < 3; k++) {
+        /* k = 0: zeros; 1: 0, 3 alternating; 2: a step after 2^22 */
+        for (size_t i = 0; i < n; i++)
+            src[i] = k == 0   ? 0.0f
+                     : k == 1 ? (i % 2 ? 0.0f : 3.0f)
+                              : (i < (1u << 22) ? 1.0f : 2.0f);
+        tu_context("zero runs: edge %d", k);
+        fz_params p = lz_params(FZ_F32, 1, flat, FZ_MODE_ABS, 0.25, 0);
+        p.codec_options[1] = (int32_t)LZ_OPT_ZERO_RUNS;
+        run_case(&p, src);
+    }
     free(src);
-    cases_run++;
 }
 
 static void group_zeroruns(void) {
-    zero_runs_refused();
+    zero_runs_edges();
     zero_runs_smooth();
     zero_runs_mixed();
     zero_runs_damage();

@@ -75,12 +75,28 @@ __host__ __device__ uint64_t tile_count(uint64_t n) {
 constexpr uint32_t kSharedHist = 4096;
 typedef cub::BlockScan<uint32_t, kThreads> Scan;
 
-enum : uint32_t { kHuffman = 0, kRle = 1, kVerbatim = 2 };
+/* A chunk's workflow: the stream's flow byte, or verbatim (no byte). */
+enum : uint32_t {
+    kHuffman = LZ_FLOW_HUFFMAN,
+    kRle = LZ_FLOW_RLE,
+    kZeroRuns = LZ_FLOW_ZRUNS,
+    kVerbatim = 3
+};
+
+/* Where a chunk stands with the zero-run workflow (headers that allow
+ * it): none (it cannot win), tallied (run symbols counted, book built),
+ * coded (its exact lower bound beats Huffman and RLE: symbols written,
+ * their bits summed). */
+enum : uint32_t { kZrNone = 0, kZrTally = 1, kZrCoded = 2 };
 
 /* What the plan kernel decided for a chunk, read by the write kernel. */
 struct ChunkPlan {
     uint32_t flow, size, nout, nexc, runs, lo, hi;
     uint32_t data; /* bytes of the Huffman sub-blocks */
+    /* zero runs: state (kZr*), symbols, their book's code range and run
+     * symbols, bytes of their sub-blocks, and sum freq x len of the book */
+    uint32_t zstate, zm, zlo, zhi, zk, zdata;
+    unsigned long long zbits;
 };
 
 /* Per-chunk sums of the compression grid kernels (zeroed per call).
@@ -89,6 +105,7 @@ struct ChunkPlan {
  * tile (raw_tiles counts them) writes the table entry. */
 struct ChunkAcc {
     uint32_t hash_recon, hash_raw, nexc, raw_tiles;
+    uint32_t zruns; /* maximal runs of the zero residual's code */
 };
 
 enum : uint32_t { kDecodeOk = 0, kDecodeDone = 1, kDecodeFailed = 2 };
@@ -131,6 +148,13 @@ struct Work {
     int sort_end_bit;     /* key bits to sort: code and frequency */
     uint32_t nsym;        /* quant codes: 2 R */
     uint32_t book_syms;   /* symbols of a book: nsym (+ zero-run symbols) */
+    /* compression with zero runs allowed (else null): each chunk's run
+     * symbols (at its first value), their book, sub-block bits and byte
+     * offsets, symbols per value tile (scanned into offsets), and the
+     * counts of the run symbols Z_k (LZ_ZRUN_SYMBOLS per chunk) */
+    uint16_t *zcodes;
+    uint8_t *zbook;
+    uint32_t *zsub_bits, *zsub_off, *tile_zsym, *zcount;
 };
 
 uint64_t align_up(uint64_t v) {
@@ -173,8 +197,9 @@ size_t sort_temp_bytes(const Work &w) {
     size_t bytes = 0;
     cub::DoubleBuffer<uint64_t> keys(nullptr, nullptr);
     cub::DeviceSegmentedRadixSort::SortKeys(
-        nullptr, bytes, keys, (int)(w.sort_chunks * w.nsym), (int)w.sort_chunks,
-        (const int *)nullptr, (const int *)nullptr, 0, w.sort_end_bit);
+        nullptr, bytes, keys, (int)(w.sort_chunks * w.book_syms),
+        (int)w.sort_chunks, (const int *)nullptr, (const int *)nullptr, 0,
+        w.sort_end_bit);
     return bytes;
 }
 
@@ -208,10 +233,11 @@ uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
     w->aux = (uint32_t *)take(4 * n);
     w->hist = (uint32_t *)take(4ull * C * w->nsym);
     w->book = take(C * w->book_stride);
-    w->sort_chunks = C < (uint64_t)INT_MAX / w->nsym ? C : INT_MAX / w->nsym;
+    const uint32_t S = w->book_syms; /* the larger alphabet sorted */
+    w->sort_chunks = C < (uint64_t)INT_MAX / S ? C : INT_MAX / S;
     w->sort_end_bit = sort_end_bit(h);
-    w->keys = (uint64_t *)take(8 * C * w->nsym);
-    w->keys_alt = (uint64_t *)take(8 * C * w->nsym);
+    w->keys = (uint64_t *)take(8 * C * S);
+    w->keys_alt = (uint64_t *)take(8 * C * S);
     w->seg = (int *)take(4 * (w->sort_chunks + 1));
     w->sort_bytes = sort_temp_bytes(*w);
     w->sort_tmp = take(w->sort_bytes);
@@ -228,6 +254,14 @@ uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
     w->offs = (unsigned long long *)take(8 * C);
     w->cub_bytes = scan_temp_bytes(C);
     w->cub = take(w->cub_bytes);
+    if (lz_zero_runs(h)) {
+        w->zcodes = (uint16_t *)take(2 * n);
+        w->zbook = take(C * w->book_stride);
+        w->zsub_bits = (uint32_t *)take(4 * C * w->subs_per_chunk);
+        w->zsub_off = (uint32_t *)take(4 * C * w->subs_per_chunk);
+        w->tile_zsym = (uint32_t *)take(4 * C * w->tiles_per_chunk);
+        w->zcount = (uint32_t *)take(4ull * C * LZ_ZRUN_SYMBOLS);
+    }
     return at;
 }
 
@@ -306,12 +340,16 @@ struct Book {
     uint8_t *len;
 };
 
-__device__ Book book_of(const Work &w, uint64_t c) {
-    uint8_t *p = w.book + c * w.book_stride;
+__device__ Book book_at(const Work &w, uint8_t *books, uint64_t c) {
+    uint8_t *p = books + c * w.book_stride;
     Book b;
     b.code = (uint32_t *)p;
     b.len = p + 4ull * w.book_syms;
     return b;
+}
+
+__device__ Book book_of(const Work &w, uint64_t c) {
+    return book_at(w, w.book, c);
 }
 
 /* ------------------------------------- boxes of whole Lorenzo tiles */
@@ -1712,26 +1750,43 @@ template <bool kShared> struct TileBook {
     }
 };
 
-/* The chunk's book for a tile block; kShared: copied into sm (4 nsym
- * bytes of dynamic shared memory), ready after the caller's next
- * __syncthreads. Unused symbols in [lo, hi] get 0 (their code is stale). */
+/* A book g for a tile block; kShared: its used symbols lo..hi copied
+ * into sm (4 book_syms bytes of dynamic shared memory), ready after the
+ * caller's next __syncthreads. Unused symbols in [lo, hi] get 0 (their
+ * code is stale). */
 template <bool kShared>
-__device__ TileBook<kShared> tile_book(const Work &w, uint64_t c,
-                                       uint32_t *sm) {
+__device__ TileBook<kShared> tile_book_of(const Book &g, uint32_t lo,
+                                          uint32_t hi, uint32_t *sm) {
     TileBook<kShared> t;
     /* the global variant keeps no shared pointer: with one, nvcc 13 was
      * seen to read the global book through shared loads (an out-of-bounds
      * shared read under compute-sanitizer) */
     t.sm = kShared ? sm : nullptr;
-    t.g = book_of(w, c);
+    t.g = g;
     if (kShared) {
-        const uint32_t lo = w.plan[c].lo, hi = w.plan[c].hi;
         for (uint32_t s = lo + threadIdx.x; s <= hi; s += kTileThreads) {
             const uint32_t l = t.g.len[s];
             sm[s] = l ? t.g.code[s] << 5 | l : 0u;
         }
     }
     return t;
+}
+
+/* The chunk's code book for a tile block (tile_book_of). */
+template <bool kShared>
+__device__ TileBook<kShared> tile_book(const Work &w, uint64_t c,
+                                       uint32_t *sm) {
+    return tile_book_of<kShared>(book_of(w, c), w.plan[c].lo, w.plan[c].hi, sm);
+}
+
+/* The chunk's zero-run book for a tile block: codes zlo.. and the run
+ * symbols up to Z_(zk - 1). */
+template <bool kShared>
+__device__ TileBook<kShared> zrun_tile_book(const Work &w, uint64_t c,
+                                            uint32_t *sm) {
+    const ChunkPlan &p = w.plan[c];
+    return tile_book_of<kShared>(book_at(w, w.zbook, c), p.zlo,
+                                 p.zk ? w.nsym + p.zk - 1 : p.zhi, sm);
 }
 
 /* The items of a tile with pred(i), in increasing order: emit(i, base +
@@ -2042,17 +2097,35 @@ void launch_quant_codes(const fz_gpu_args &a, const Work &w, dim3 grid,
 }
 
 /* ------------------------------------------------------ code book */
-/* Sort keys of every (chunk, code): frequency << 16 | code (unused codes
- * have frequency 0 and sort first); the segment offsets of a sort call. */
-__global__ void book_keys_kernel(const Work w, uint64_t chunks) {
-    const uint64_t total = chunks * w.nsym;
+/* Frequency of symbol s of chunk c in the code book, or (zero_runs) in
+ * the zero-run book: the codes' counts but the zero residual's (R), then
+ * the run symbols Z_k. */
+__device__ uint32_t book_freq(const Work &w, uint64_t c, uint32_t s,
+                              bool zero_runs) {
+    if (!zero_runs)
+        return w.hist[c * w.nsym + s];
+    if (s >= w.nsym)
+        return w.zcount[c * LZ_ZRUN_SYMBOLS + (s - w.nsym)];
+    return s == w.nsym / 2 ? 0u : w.hist[c * w.nsym + s];
+}
+
+/* Sort keys of every (chunk, symbol) of the code book (or the zero-run
+ * book): frequency << 16 | symbol (unused symbols have frequency 0 and
+ * sort first); the segment offsets of a sort call. */
+__global__ void book_keys_kernel(const Work w, uint64_t chunks,
+                                 bool zero_runs) {
+    const uint32_t S = zero_runs ? w.book_syms : w.nsym;
+    const uint64_t total = chunks * S;
     const uint64_t step = (uint64_t)gridDim.x * blockDim.x;
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-         i < total; i += step)
-        w.keys[i] = lz_pm_key(w.hist[i], (uint32_t)(i % w.nsym));
+         i < total; i += step) {
+        const uint64_t c = i / S;
+        const uint32_t s = (uint32_t)(i - c * S);
+        w.keys[i] = lz_pm_key(book_freq(w, c, s, zero_runs), s);
+    }
     for (uint64_t k = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
          k <= w.sort_chunks; k += step)
-        w.seg[k] = (int)(k * w.nsym);
+        w.seg[k] = (int)(k * S);
 }
 
 /* Package-merge scratch: leaves (shared memory only), two level lists,
@@ -2134,7 +2207,8 @@ struct BookShared {
     uint32_t count[LZ_HUFF_MAXLEN + 1], first[LZ_HUFF_MAXLEN + 1];
     uint32_t base[LZ_HUFF_MAXLEN + 1];
     uint32_t warp_off[kWarps][kLens];
-    uint32_t lo, hi;
+    uint32_t lo, hi, zk;
+    unsigned long long bits;
 };
 
 /* Canonical codes of the chunk's lengths (sh.first: each length's first
@@ -2153,17 +2227,22 @@ __device__ void book_codes(const Book &bk, uint32_t S, BookShared &sh) {
 /* One block per chunk: from the chunk's sorted keys, the package-merge
  * code lengths (the CPU's lz_huff_lengths), canonical codes and the used
  * code range. Scratch in dynamic shared memory when pm_bytes(S) <=
- * kSharedPm, else in the chunk's book. */
+ * kSharedPm, else in the chunk's book. zero_runs: the book of the run
+ * symbols of the chunks tallied for them (the alphabet book_syms: codes,
+ * then the Z_k), its range of used codes and of run symbols, and its
+ * total bits sum freq x len (the exact lower bound's part). */
 __global__ void __launch_bounds__(kThreads)
-    book_kernel(const fz_gpu_args a, const Work w, const uint64_t *sorted) {
+    book_kernel(const fz_gpu_args a, const Work w, const uint64_t *sorted,
+                bool zero_runs) {
     extern __shared__ __align__(16) uint8_t pm_shared[];
     __shared__ BookShared sh;
-    if (bound_is_zero(a))
-        return;
     const uint64_t c = blockIdx.x;
-    const uint32_t S = w.nsym;
+    if (bound_is_zero(a) || (zero_runs && w.plan[c].zstate == kZrNone))
+        return;
+    const uint32_t S = zero_runs ? w.book_syms : w.nsym, zsym = w.nsym;
     const uint64_t *keys = sorted + c * S;
-    const Book bk = book_of(w, c);
+    uint8_t *books = zero_runs ? w.zbook : w.book;
+    const Book bk = book_at(w, books, c);
     uint32_t unused = 0;
     for (uint32_t s = threadIdx.x; s < S; s += kThreads) {
         unused += lz_pm_weight(keys[s]) == 0;
@@ -2175,7 +2254,7 @@ __global__ void __launch_bounds__(kThreads)
     const bool in_shared = pm_bytes(S) <= kSharedPm;
     const PmSpace sp = in_shared
                            ? pm_space(pm_shared, S, nullptr)
-                           : pm_space(w.book + c * w.book_stride +
+                           : pm_space(books + c * w.book_stride +
                                           fz_align_up(5ull * w.book_syms, 16),
                                       S, leaves);
     if (in_shared)
@@ -2185,7 +2264,8 @@ __global__ void __launch_bounds__(kThreads)
         sh.count[threadIdx.x] = 0;
     if (threadIdx.x == 0) {
         sh.lo = UINT32_MAX;
-        sh.hi = 0;
+        sh.hi = sh.zk = 0;
+        sh.bits = 0;
     }
     __syncthreads();
     uint32_t take[LZ_HUFF_MAXLEN];
@@ -2194,72 +2274,92 @@ __global__ void __launch_bounds__(kThreads)
     for (uint32_t base = 0; base < n; base += kThreads) {
         const uint32_t i = base + threadIdx.x;
         uint32_t l = 0, sym = 0;
+        unsigned long long bits = 0;
         if (i < n) {
             sym = lz_pm_symbol(sp.leaves[i]);
             l = n == 1 ? 1u : lz_pm_length(take, LZ_HUFF_MAXLEN, i);
             bk.len[sym] = (uint8_t)l;
+            bits = lz_pm_weight(sp.leaves[i]) * l;
         }
         const uint32_t peers = __match_any_sync(FZ_FULL_MASK, l);
         if (l && (threadIdx.x & 31) == (uint32_t)__ffs(peers) - 1)
             atomicAdd(&sh.count[l], (uint32_t)__popc(peers));
-        const uint32_t lo =
-            __reduce_min_sync(FZ_FULL_MASK, i < n ? sym : UINT32_MAX);
-        const uint32_t hi = __reduce_max_sync(FZ_FULL_MASK, i < n ? sym : 0u);
+        const bool code = i < n && sym < zsym;
+        const uint32_t lo = __reduce_min_sync(FZ_FULL_MASK, code ? sym : ~0u);
+        const uint32_t hi = __reduce_max_sync(FZ_FULL_MASK, code ? sym : 0u);
+        const uint32_t zk = __reduce_max_sync(
+            FZ_FULL_MASK, i < n && sym >= zsym ? sym - zsym + 1 : 0u);
+        for (int d = 16; d > 0; d >>= 1)
+            bits += __shfl_down_sync(FZ_FULL_MASK, bits, d);
         if ((threadIdx.x & 31) == 0) {
             atomicMin(&sh.lo, lo);
             atomicMax(&sh.hi, hi);
+            atomicMax(&sh.zk, zk);
+            atomicAdd(&sh.bits, bits);
         }
     }
     __syncthreads();
     if (threadIdx.x == 0) {
         lz_canonical_counts(sh.count, sh.first, sh.base);
-        w.plan[c].lo = sh.lo;
-        w.plan[c].hi = sh.hi;
+        ChunkPlan *p = &w.plan[c];
+        if (zero_runs) {
+            p->zlo = sh.lo;
+            p->zhi = sh.hi;
+            p->zk = sh.zk;
+            p->zbits = sh.bits;
+        } else {
+            p->lo = sh.lo;
+            p->hi = sh.hi;
+        }
     }
     __syncthreads();
     book_codes(bk, S, sh);
 }
 
-/* Sorts every chunk's keys by (frequency, code) in calls of at most
- * w.sort_chunks segments; *sorted: the buffer holding the result. */
-cudaError_t sort_book_keys(const Work &w, uint64_t C, cudaStream_t stream,
-                           const uint64_t **sorted) {
-    book_keys_kernel<<<(unsigned)((C * w.nsym + 255) / 256 < 4096
-                                      ? (C * w.nsym + 255) / 256
-                                      : 4096),
-                       256, 0, stream>>>(w, C);
+/* Sorts every chunk's keys of the code book (or the zero-run book) by
+ * (frequency, symbol) in calls of at most w.sort_chunks segments;
+ * *sorted: the buffer holding the result. */
+cudaError_t sort_book_keys(const Work &w, uint64_t C, bool zero_runs,
+                           cudaStream_t stream, const uint64_t **sorted) {
+    const uint64_t S = zero_runs ? w.book_syms : w.nsym;
+    book_keys_kernel<<<
+        (unsigned)((C * S + 255) / 256 < 4096 ? (C * S + 255) / 256 : 4096),
+        256, 0, stream>>>(w, C, zero_runs);
     cudaError_t err = cudaGetLastError();
     int selector = -1;
     for (uint64_t c0 = 0; c0 < C && err == cudaSuccess; c0 += w.sort_chunks) {
         const uint64_t cs = C - c0 < w.sort_chunks ? C - c0 : w.sort_chunks;
-        cub::DoubleBuffer<uint64_t> keys(w.keys + c0 * w.nsym,
-                                         w.keys_alt + c0 * w.nsym);
+        cub::DoubleBuffer<uint64_t> keys(w.keys + c0 * S, w.keys_alt + c0 * S);
         size_t bytes = w.sort_bytes;
         err = cub::DeviceSegmentedRadixSort::SortKeys(
-            w.sort_tmp, bytes, keys, (int)(cs * w.nsym), (int)cs, w.seg,
-            w.seg + 1, 0, w.sort_end_bit, stream);
+            w.sort_tmp, bytes, keys, (int)(cs * S), (int)cs, w.seg, w.seg + 1,
+            0, w.sort_end_bit, stream);
         if (err == cudaSuccess && selector < 0)
             selector = keys.selector;
         else if (err == cudaSuccess && keys.selector != selector)
             err = cudaMemcpyAsync(keys.d_buffers[selector], keys.Current(),
-                                  8 * cs * w.nsym, cudaMemcpyDeviceToDevice,
-                                  stream);
+                                  8 * cs * S, cudaMemcpyDeviceToDevice, stream);
     }
     *sorted = selector == 1 ? w.keys_alt : w.keys;
     return err;
 }
 
-/* Bits of each of the tile's sub-blocks and run starts per tile: a
- * thread's kPerThread codes from registers (its predecessor from the lane
- * before), each sub-block summed by its kThreadsPerSub threads' warps. */
+/* Bits of each of the tile's sub-blocks and run starts per tile (with
+ * zero runs allowed, also the runs of the zero residual's code R, per
+ * chunk): a thread's kPerThread codes from registers (its predecessor
+ * from the lane before), each sub-block summed by its kThreadsPerSub
+ * threads' warps. */
 template <bool kShared>
 __global__ void __launch_bounds__(kTileThreads)
     bits_kernel(const fz_gpu_args a, const Work w) {
     extern __shared__ uint32_t book_sm[];
     __shared__ uint32_t bit_sums[kTileWarps], start_sums[kTileWarps];
+    __shared__ uint32_t zrun_sums[kTileWarps];
     TileSpan ts;
     if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
         return;
+    const uint32_t R = a.expect.codec_params[0];
+    const bool zero_runs = lz_zero_runs(&a.expect);
     const uint16_t *codes = w.codes + ts.sp.first;
     const uint32_t first = ts.lo + threadIdx.x * kPerThread;
     ThreadCodes tc;
@@ -2271,21 +2371,25 @@ __global__ void __launch_bounds__(kTileThreads)
     if ((threadIdx.x & 31) == 0 && cnt && first)
         prev = codes[first - 1];
     __syncthreads(); /* the shared book */
-    uint32_t bits = 0, starts = 0;
+    uint32_t bits = 0, starts = 0, zruns = 0;
 #pragma unroll
     for (uint32_t j = 0; j < kPerThread; j++)
         if (j < cnt) {
             const uint32_t code = tc.at(j);
+            const bool start = (first + j == 0) || code != prev;
             bits += bk.len(code);
-            starts += (first + j == 0) || code != prev;
+            starts += start;
+            zruns += start && code == R;
             prev = code;
         }
     bits = __reduce_add_sync(FZ_FULL_MASK, bits);
     starts = __reduce_add_sync(FZ_FULL_MASK, starts);
+    zruns = __reduce_add_sync(FZ_FULL_MASK, zruns);
     const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) {
         bit_sums[warp] = bits;
         start_sums[warp] = starts;
+        zrun_sums[warp] = zruns;
     }
     __syncthreads();
     const uint32_t nsub = (uint32_t)lz_sub_count(ts.sp.n);
@@ -2297,10 +2401,14 @@ __global__ void __launch_bounds__(kTileThreads)
         w.sub_bits[blockIdx.x * w.subs_per_chunk + b] = total;
     }
     if (threadIdx.x == 0) {
-        uint32_t total = 0;
-        for (uint32_t k = 0; k < kTileWarps; k++)
+        uint32_t total = 0, ztotal = 0;
+        for (uint32_t k = 0; k < kTileWarps; k++) {
             total += start_sums[k];
+            ztotal += zrun_sums[k];
+        }
         *tile_slot(w, w.tile_runs) = total;
+        if (zero_runs && ztotal)
+            atomicAdd(&w.acc[blockIdx.x].zruns, ztotal);
     }
 }
 
@@ -2323,9 +2431,40 @@ __device__ uint32_t scan_tiles(const uint32_t *in, uint32_t *out, uint32_t T,
     return done;
 }
 
+/* Bytes of the chunk's Huffman coding (plan: range, data bytes). */
+__device__ uint64_t huffman_bytes(const ChunkPlan &p, uint32_t n) {
+    return 4 + lz_lengths_bytes(p.lo, p.hi) +
+           (uint64_t)LZ_SUB_SIZE * lz_sub_count(n) + p.data;
+}
+
+/* Whether the RLE coding may be smaller than the Huffman one: every run
+ * takes at least 3 bytes (u16 code, one length byte), so with 4 + 3 runs
+ * >= the Huffman bytes the chunk never uses RLE and its run starts and
+ * RLE sizes are not needed. */
+__device__ bool rle_may_win(const ChunkPlan &p, uint32_t n) {
+    return 4 + 3ull * p.runs < huffman_bytes(p, n);
+}
+
+/* Whether the zero-run coding may be smaller than the Huffman one (the
+ * best coding is at most that): its m >= n - zeros + zruns symbols (each
+ * run of the zero residual's code R gives at least one) take a bit each
+ * at least, after a head of at least 4 + 6 bytes (one code listed) and 2
+ * bytes per sub-block. A chunk of R alone never uses it (RLE's one run is
+ * smaller). */
+__device__ bool zr_may_win(const Work &w, const ChunkPlan &p, uint64_t c,
+                           uint32_t n) {
+    if (!w.zcodes)
+        return false;
+    const uint32_t zeros = w.hist[c * w.nsym + w.nsym / 2];
+    const uint64_t m = (uint64_t)n - zeros + w.acc[c].zruns;
+    return zeros < n && 4 + lz_table_bytes(1, 1) +
+                                LZ_SUB_SIZE * lz_sub_count(m) + (m + 7) / 8 <
+                            huffman_bytes(p, n);
+}
+
 /* Per chunk: byte offsets of the sub-blocks; tile offsets of the run
  * starts, outliers and exceptions; the run count and the Huffman data
- * bytes. */
+ * bytes; whether zero runs are worth a tally. */
 __global__ void __launch_bounds__(kThreads)
     tile_scan_kernel(const fz_gpu_args a, const Work w) {
     __shared__ Scan::TempStorage tmp;
@@ -2343,8 +2482,11 @@ __global__ void __launch_bounds__(kThreads)
     scan_tiles(w.tile_out + at, w.tile_out + at, T, tmp, same);
     scan_tiles(w.tile_exc + at, w.tile_exc + at, T, tmp, same);
     if (threadIdx.x == 0) {
-        w.plan[c].runs = runs;
-        w.plan[c].data = data;
+        ChunkPlan p = w.plan[c];
+        p.runs = runs;
+        p.data = data;
+        p.zstate = zr_may_win(w, p, c, n) ? kZrTally : kZrNone;
+        w.plan[c] = p;
     }
 }
 
@@ -2556,27 +2698,15 @@ __global__ void __launch_bounds__(kThreads)
         }
 }
 
-/* Bytes of the chunk's Huffman coding (plan: range, data bytes). */
-__device__ uint64_t huffman_bytes(const ChunkPlan &p, uint32_t n) {
-    return 4 + lz_lengths_bytes(p.lo, p.hi) +
-           (uint64_t)LZ_SUB_SIZE * lz_sub_count(n) + p.data;
-}
-
-/* Whether the RLE coding may be smaller than the Huffman one: every run
- * takes at least 3 bytes (u16 code, one length byte), so with 4 + 3 runs
- * >= the Huffman bytes the chunk never uses RLE and its run starts and
- * RLE sizes are not needed. */
-__device__ bool rle_may_win(const ChunkPlan &p, uint32_t n) {
-    return 4 + 3ull * p.runs < huffman_bytes(p, n);
-}
-
-/* Run starts in order into aux (chunks that may use RLE). */
+/* Run starts in order into aux (chunks that may use RLE or zero runs). */
 __global__ void __launch_bounds__(kTileThreads)
     run_starts_kernel(const fz_gpu_args a, const Work w) {
     __shared__ uint32_t warp_sums[kTileWarps];
     TileSpan ts;
-    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts) ||
-        !rle_may_win(w.plan[blockIdx.x], ts.sp.n))
+    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
+        return;
+    const ChunkPlan &p = w.plan[blockIdx.x];
+    if (!rle_may_win(p, ts.sp.n) && p.zstate == kZrNone)
         return;
     const uint16_t *codes = w.codes + ts.sp.first;
     uint32_t *aux = w.aux + ts.sp.first;
@@ -2610,7 +2740,220 @@ __global__ void __launch_bounds__(kTileThreads)
         *tile_slot(w, w.tile_rle) = bytes;
 }
 
-/* Per chunk: RLE tile offsets, the workflow, size and table entry. */
+/* ------------------------------------- zero-run coding (grid) */
+/* A thread's kPerThread consecutive values of a value tile as zero-run
+ * symbols (the CPU's zero_run_symbols): a code other than R is one
+ * symbol, itself; the first value of a maximal run of R of length L is
+ * popc(L) symbols Z_k (the set bits k of L, highest first); the run's
+ * other values none. */
+struct ThreadRuns {
+    ThreadCodes tc;
+    uint32_t cnt;             /* values below the tile's end */
+    uint32_t len[kPerThread]; /* L at a run of R's first value, else 0 */
+    uint32_t syms;            /* symbols of the thread's values */
+};
+
+/* L of each run of R starting in the thread's values: the run's rank is
+ * the tile's offset in the chunk's run starts (aux, tile_runs) plus the
+ * run starts before the value in the tile (a block scan), its end the
+ * next run's start. tmp: a tile scan's storage. */
+__device__ void thread_runs(const Work &w, const TileSpan &ts, uint32_t runs,
+                            TileScan::TempStorage &tmp, ThreadRuns *tr) {
+    const uint16_t *codes = w.codes + ts.sp.first;
+    const uint32_t *aux = w.aux + ts.sp.first;
+    const uint32_t R = w.nsym / 2, n = ts.sp.n;
+    const uint32_t first = ts.lo + threadIdx.x * kPerThread;
+    tr->cnt = load_codes(codes, first, ts.hi, &tr->tc);
+    /* the code before first: as in bits_kernel */
+    uint32_t prev = __shfl_up_sync(FZ_FULL_MASK, tr->tc.at(kPerThread - 1), 1);
+    if ((threadIdx.x & 31) == 0 && tr->cnt && first)
+        prev = codes[first - 1];
+    uint32_t starts = 0, p = prev;
+#pragma unroll
+    for (uint32_t j = 0; j < kPerThread; j++)
+        if (j < tr->cnt) {
+            const uint32_t code = tr->tc.at(j);
+            starts += first + j == 0 || code != p;
+            p = code;
+        }
+    uint32_t r;
+    TileScan(tmp).ExclusiveSum(starts, r);
+    r += *tile_slot(w, w.tile_runs);
+    tr->syms = 0;
+    p = prev;
+#pragma unroll
+    for (uint32_t j = 0; j < kPerThread; j++) {
+        tr->len[j] = 0;
+        if (j >= tr->cnt)
+            continue;
+        const uint32_t code = tr->tc.at(j);
+        const bool start = first + j == 0 || code != p;
+        if (code != R) {
+            tr->syms++;
+        } else if (start) {
+            tr->len[j] = (r + 1 < runs ? aux[r + 1] : n) - (first + j);
+            tr->syms += (uint32_t)__popc(tr->len[j]);
+        }
+        r += start;
+        p = code;
+    }
+}
+
+/* Per value tile of the chunks tallied for zero runs: its symbols
+ * (tile_zsym) and, per chunk, the counts of the run symbols Z_k. */
+__global__ void __launch_bounds__(kTileThreads)
+    zrun_tally_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ TileScan::TempStorage tmp;
+    __shared__ uint32_t zk[LZ_ZRUN_SYMBOLS], sums[kTileWarps];
+    TileSpan ts;
+    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
+        return;
+    const ChunkPlan &p = w.plan[blockIdx.x];
+    if (p.zstate != kZrTally)
+        return;
+    if (threadIdx.x < LZ_ZRUN_SYMBOLS)
+        zk[threadIdx.x] = 0;
+    ThreadRuns tr;
+    thread_runs(w, ts, p.runs, tmp, &tr);
+    __syncthreads(); /* zk zeroed */
+#pragma unroll
+    for (uint32_t j = 0; j < kPerThread; j++)
+        for (uint32_t L = tr.len[j]; L; L &= L - 1)
+            atomicAdd(&zk[__ffs(L) - 1], 1u);
+    const uint32_t syms = tile_sum(tr.syms, sums); /* syncs: zk complete */
+    if (threadIdx.x == 0)
+        *tile_slot(w, w.tile_zsym) = syms;
+    if (threadIdx.x < LZ_ZRUN_SYMBOLS && zk[threadIdx.x])
+        atomicAdd(&w.zcount[blockIdx.x * LZ_ZRUN_SYMBOLS + threadIdx.x],
+                  zk[threadIdx.x]);
+}
+
+/* The best of the Huffman and the RLE coding (Huffman wins ties), given
+ * the RLE bytes when RLE may win (else unused). */
+__device__ uint64_t best_bytes(const ChunkPlan &p, uint32_t n, uint64_t rle) {
+    const uint64_t huff = huffman_bytes(p, n);
+    return rle_may_win(p, n) && rle < huff ? rle : huff;
+}
+
+/* Bytes of the chunk's zero-run coding but its sub-blocks' data: u32
+ * symbol count, table head and lengths, sub-block sizes. */
+__device__ uint64_t zrun_head_bytes(const ChunkPlan &p) {
+    return 4 + lz_table_bytes(1, lz_table_entries(p.zlo, p.zhi, p.zk)) +
+           (uint64_t)LZ_SUB_SIZE * lz_sub_count(p.zm);
+}
+
+/* Per tallied chunk: tile offsets of the symbols, their count m, and the
+ * exact lower bound of the zero-run coding (its head plus the book's
+ * total bits in whole bytes: each sub-block rounds up) against the best
+ * of Huffman and RLE; a chunk that may win is coded. Chunks with no code
+ * but R never get here (zr_may_win), so the book lists a code. */
+__global__ void __launch_bounds__(kThreads)
+    zrun_plan_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ Scan::TempStorage tmp;
+    __shared__ uint32_t sums[kWarps];
+    const uint64_t c = blockIdx.x;
+    const ChunkPlan p0 = w.plan[c];
+    if (bound_is_zero(a) || p0.zstate != kZrTally)
+        return;
+    const uint32_t n = chunk_n(a);
+    const uint64_t at = c * w.tiles_per_chunk;
+    const uint32_t m =
+        scan_tiles(w.tile_zsym + at, w.tile_zsym + at, (uint32_t)tile_count(n),
+                   tmp, [](uint32_t x) { return x; });
+    uint32_t rle = 0;
+    if (rle_may_win(p0, n)) {
+        const uint32_t *tiles = w.tile_rle + at;
+        for (uint32_t k = threadIdx.x; k < tile_count(p0.runs); k += kThreads)
+            rle += tiles[k];
+        rle = 4 + block_sum(rle, sums);
+    }
+    if (threadIdx.x != 0)
+        return;
+    ChunkPlan p = p0;
+    p.zm = m;
+    const uint64_t bound = zrun_head_bytes(p) + (p.zbits + 7) / 8;
+    p.zstate =
+        p.zlo <= p.zhi && bound < best_bytes(p, n, rle) ? kZrCoded : kZrNone;
+    w.plan[c] = p;
+}
+
+/* The symbols of each coded chunk's value tile into zcodes, at the
+ * tile's offset plus a block scan. */
+__global__ void __launch_bounds__(kTileThreads)
+    zrun_symbols_kernel(const fz_gpu_args a, const Work w) {
+    __shared__ TileScan::TempStorage tmp;
+    TileSpan ts;
+    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
+        return;
+    const ChunkPlan &p = w.plan[blockIdx.x];
+    if (p.zstate != kZrCoded)
+        return;
+    ThreadRuns tr;
+    thread_runs(w, ts, p.runs, tmp, &tr);
+    __syncthreads(); /* tmp is reused */
+    uint32_t at;
+    TileScan(tmp).ExclusiveSum(tr.syms, at);
+    at += *tile_slot(w, w.tile_zsym);
+    uint16_t *out = w.zcodes + ts.sp.first;
+    const uint32_t R = w.nsym / 2, zsym = w.nsym;
+#pragma unroll
+    for (uint32_t j = 0; j < kPerThread; j++) {
+        if (j >= tr.cnt)
+            continue;
+        const uint32_t code = tr.tc.at(j);
+        if (code != R)
+            out[at++] = (uint16_t)code;
+        for (uint32_t L = tr.len[j]; L; L &= ~(1u << (31 - __clz(L))))
+            out[at++] = (uint16_t)(zsym + 31 - __clz(L));
+    }
+}
+
+/* The tile's sub-block sums of each thread's bits into out (the
+ * chunk's sub-blocks, of `items` symbols in all). */
+__device__ void store_sub_bits(uint32_t bits, uint32_t *bit_sums,
+                               uint32_t items, uint32_t *out) {
+    bits = __reduce_add_sync(FZ_FULL_MASK, bits);
+    if ((threadIdx.x & 31) == 0)
+        bit_sums[threadIdx.x >> 5] = bits;
+    __syncthreads();
+    const uint32_t b = blockIdx.y * kSubsPerTile + threadIdx.x;
+    if (threadIdx.x < kSubsPerTile && b < lz_sub_count(items)) {
+        uint32_t total = 0;
+        for (uint32_t k = 0; k < kWarpsPerSub; k++)
+            total += bit_sums[threadIdx.x * kWarpsPerSub + k];
+        out[b] = total;
+    }
+}
+
+/* Sub-block bits of each coded chunk's tile of symbols (zsub_bits). */
+template <bool kShared>
+__global__ void __launch_bounds__(kTileThreads)
+    zrun_bits_kernel(const fz_gpu_args a, const Work w) {
+    extern __shared__ uint32_t book_sm[];
+    __shared__ uint32_t bit_sums[kTileWarps];
+    const ChunkPlan &p = w.plan[blockIdx.x];
+    TileSpan ts;
+    if (bound_is_zero(a) || p.zstate != kZrCoded || !tile_of(a, p.zm, &ts))
+        return;
+    const uint32_t first = ts.lo + threadIdx.x * kPerThread;
+    ThreadCodes tc;
+    const uint32_t cnt = load_codes(w.zcodes + ts.sp.first, first, ts.hi, &tc);
+    const TileBook<kShared> bk =
+        zrun_tile_book<kShared>(w, blockIdx.x, book_sm);
+    __syncthreads(); /* the shared book */
+    uint32_t bits = 0;
+#pragma unroll
+    for (uint32_t j = 0; j < kPerThread; j++)
+        if (j < cnt)
+            bits += bk.len(tc.at(j));
+    store_sub_bits(bits, bit_sums, p.zm,
+                   w.zsub_bits + blockIdx.x * w.subs_per_chunk);
+}
+
+/* Per chunk: RLE tile offsets (zero runs: sub-block offsets), the
+ * workflow (the CPU's choice: the smaller of Huffman and RLE, Huffman on
+ * a tie, then zero runs only when strictly smaller), size and table
+ * entry. */
 template <int ES>
 __global__ void __launch_bounds__(kThreads)
     finalize_kernel(const fz_gpu_args a, const Work w) {
@@ -2622,7 +2965,9 @@ __global__ void __launch_bounds__(kThreads)
     const ChunkAcc acc = w.acc[c];
     if (bound_is_zero(a)) { /* REL of constant data: verbatim */
         if (threadIdx.x == 0) {
-            ChunkPlan p = {kVerbatim, (uint32_t)sp.raw, 0, 0, 0, 0, 0, 0};
+            ChunkPlan p = {};
+            p.flow = kVerbatim;
+            p.size = (uint32_t)sp.raw;
             w.plan[c] = p; /* the entry: write_kernel, with its checksum */
             w.sizes[c] = sp.raw;
             atomicAdd(&a.scratch->payload_total, (unsigned long long)sp.raw);
@@ -2639,14 +2984,27 @@ __global__ void __launch_bounds__(kThreads)
             : 4 + (uint64_t)scan_tiles(rle_tiles, rle_tiles,
                                        (uint32_t)tile_count(p.runs), tmp,
                                        [](uint32_t x) { return x; });
+    uint64_t zr = UINT64_MAX;
+    if (p.zstate == kZrCoded) {
+        const uint64_t at = c * w.subs_per_chunk;
+        p.zdata = scan_tiles(w.zsub_bits + at, w.zsub_off + at,
+                             (uint32_t)lz_sub_count(p.zm), tmp,
+                             [](uint32_t bits) { return (bits + 7) / 8; });
+        zr = zrun_head_bytes(p) + p.zdata;
+    }
     if (threadIdx.x != 0)
         return;
     const uint32_t nout = w.hist[c * w.nsym];
     const uint64_t lists = LZ_CHUNK_HEAD + (uint64_t)nout * LZ_OUTLIER_BYTES +
                            (uint64_t)acc.nexc * (4 + ES);
     const bool use_rle = rle < huff;
-    const uint64_t total = lists + (use_rle ? rle : huff);
-    p.flow = total >= sp.raw ? kVerbatim : use_rle ? kRle : kHuffman;
+    const uint64_t best = use_rle ? rle : huff;
+    const bool use_zr = zr < best;
+    const uint64_t total = lists + (use_zr ? zr : best);
+    p.flow = total >= sp.raw ? kVerbatim
+             : use_zr        ? kZeroRuns
+             : use_rle       ? kRle
+                             : kHuffman;
     p.size = (uint32_t)(p.flow == kVerbatim ? sp.raw : total);
     p.nout = nout;
     p.nexc = acc.nexc;
@@ -2893,44 +3251,62 @@ __global__ void __launch_bounds__(kTileThreads, kShared ? 6 : 4)
         }
         return;
     }
-    /* Huffman: range, 5-bit lengths, sub-block sizes, sub-blocks */
-    const Book book = book_of(w, c);
-    const uint32_t lo = p.lo, hi = p.hi;
-    const uint32_t tbytes = lz_lengths_bytes(lo, hi), count = hi - lo + 1;
+    /* Huffman: range, 5-bit lengths, sub-block sizes, sub-blocks; zero
+     * runs: u32 symbol count, then the symbols coded alike with the run
+     * symbols' count zk after the range and their lengths after the
+     * codes' */
+    const bool zr = p.flow == kZeroRuns;
+    const Book book = zr ? book_at(w, w.zbook, c) : book_of(w, c);
+    const uint32_t items = zr ? p.zm : n;
+    const uint32_t lo = zr ? p.zlo : p.lo, hi = zr ? p.zhi : p.hi;
+    const uint32_t zk = zr ? p.zk : 0u, count = hi - lo + 1;
+    const uint32_t head = lz_table_bytes(zr, 0);
+    const uint32_t tbytes = lz_table_bytes(zr, count + zk) - head;
+    if (zr) {
+        if (threadIdx.x == 0 && t == 0)
+            put32(s, items);
+        s += 4;
+    }
     if (t == 0) {
         if (threadIdx.x == 0) {
             s[0] = (uint8_t)lo;
             s[1] = (uint8_t)(lo >> 8);
             s[2] = (uint8_t)hi;
             s[3] = (uint8_t)(hi >> 8);
+            if (zr)
+                s[4] = (uint8_t)zk;
         }
         for (uint32_t j = threadIdx.x; j < tbytes; j += kTileThreads) {
             uint32_t byte = 0;
             for (uint32_t k = 0; k < 8; k++) {
-                const uint32_t pos = 8 * j + k, sym = pos / 5;
+                const uint32_t pos = 8 * j + k, e = pos / 5;
+                const uint32_t sym = e < count ? lo + e : w.nsym + e - count;
                 const uint32_t bit =
-                    sym < count ? (book.len[lo + sym] >> (4 - pos % 5)) & 1u
-                                : 0u;
+                    e < count + zk ? (book.len[sym] >> (4 - pos % 5)) & 1u : 0u;
                 byte |= bit << (7 - k);
             }
-            s[4 + j] = (uint8_t)byte;
+            s[head + j] = (uint8_t)byte;
         }
     }
-    const uint32_t nsub = (uint32_t)lz_sub_count(n);
+    const uint32_t nsub = (uint32_t)lz_sub_count(items);
     const uint32_t b = t * kSubsPerTile + threadIdx.x;
     if (t * kSubsPerTile >= nsub)
         return;
-    uint8_t *sizes = s + 4 + tbytes;
+    uint8_t *sizes = s + head + tbytes;
     uint8_t *data = sizes + (uint64_t)LZ_SUB_SIZE * nsub;
-    const uint32_t *sub_bits = w.sub_bits + c * w.subs_per_chunk;
-    const uint32_t *sub_off = w.sub_off + c * w.subs_per_chunk;
+    const uint64_t sub_at = c * w.subs_per_chunk;
+    const uint32_t *sub_bits = (zr ? w.zsub_bits : w.sub_bits) + sub_at;
+    const uint32_t *sub_off = (zr ? w.zsub_off : w.sub_off) + sub_at;
     if (threadIdx.x < kSubsPerTile && b < nsub) {
         sizes[(uint64_t)LZ_SUB_SIZE * b] = (uint8_t)sub_bits[b];
         sizes[(uint64_t)LZ_SUB_SIZE * b + 1] = (uint8_t)(sub_bits[b] >> 8);
     }
-    const TileBook<kShared> bk = tile_book<kShared>(w, c, book_sm);
+    const TileBook<kShared> bk = zr ? zrun_tile_book<kShared>(w, c, book_sm)
+                                    : tile_book<kShared>(w, c, book_sm);
     __syncthreads(); /* the compactions are done, the shared book is in */
-    encode_tile(codes, ts, sub_bits, sub_off, bk, data, sh);
+    tile_of(a, items, &ts); /* a tile of symbols: t < nsub / kSubsPerTile */
+    encode_tile(zr ? w.zcodes + sp.first : codes, ts, sub_bits, sub_off, bk,
+                data, sh);
 }
 
 /* The grid of the box kernels: (chunk, boxes of the largest chunk,
@@ -2940,6 +3316,34 @@ dim3 box_grid(const fz_header &h) {
         box_geom(h, (uint32_t)(h.chunk_bytes / fz_dtype_size(h.dtype))).boxes;
     return dim3((unsigned)h.chunk_count,
                 boxes < 65535u ? (boxes ? boxes : 1u) : 65535u);
+}
+
+/* The zero-run coding of the chunks where it may win (headers that
+ * allow it): run symbols tallied, their book, the exact lower bound, then
+ * the symbols and their sub-block bits where that bound may win. */
+cudaError_t zero_run_plan(const fz_gpu_args *a, const Work &w, bool book_shared,
+                          size_t book_sm, cudaStream_t stream) {
+    const fz_header &h = a->expect;
+    const unsigned C = (unsigned)h.chunk_count;
+    const dim3 per_tile(C, (unsigned)w.tiles_per_chunk);
+    zrun_tally_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    const uint64_t *sorted = nullptr;
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = sort_book_keys(w, h.chunk_count, true, stream, &sorted);
+    if (err != cudaSuccess)
+        return err;
+    const uint64_t pm_shared =
+        pm_bytes(w.book_syms) <= kSharedPm ? pm_bytes(w.book_syms) : 0;
+    book_kernel<<<C, kThreads, pm_shared, stream>>>(*a, w, sorted, true);
+    zrun_plan_kernel<<<C, kThreads, 0, stream>>>(*a, w);
+    zrun_symbols_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    if (book_shared)
+        zrun_bits_kernel<true>
+            <<<per_tile, kTileThreads, book_sm, stream>>>(*a, w);
+    else
+        zrun_bits_kernel<false><<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    return cudaGetLastError();
 }
 
 Work work_of(const fz_gpu_args *a) {
@@ -2956,10 +3360,6 @@ Work work_of(const fz_gpu_args *a) {
 uint64_t fz_lorenzo_gpu_work_bytes(const fz_header *h) {
     Work w;
     return work_layout(h, nullptr, &w);
-}
-
-bool fz_lorenzo_gpu_implements(const fz_header *h, bool compress) {
-    return !compress || !lz_zero_runs(h);
 }
 
 cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
@@ -2980,6 +3380,9 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
         err = cudaMemsetAsync(w.tile_out, 0, tiles, stream);
     if (err == cudaSuccess)
         err = cudaMemsetAsync(w.tile_exc, 0, tiles, stream);
+    if (err == cudaSuccess && w.zcount)
+        err = cudaMemsetAsync(w.zcount, 0,
+                              4ull * h.chunk_count * LZ_ZRUN_SYMBOLS, stream);
     if (err == cudaSuccess && h.mode == 2)
         err = fz_gpu_value_range(a, stream);
     if (err != cudaSuccess)
@@ -2993,18 +3396,23 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
     err = cudaGetLastError();
     const uint64_t *sorted = nullptr;
     if (err == cudaSuccess)
-        err = sort_book_keys(w, h.chunk_count, stream, &sorted);
-    const uint64_t pm_shared =
-        pm_bytes(w.nsym) <= kSharedPm ? pm_bytes(w.nsym) : 0;
+        err = sort_book_keys(w, h.chunk_count, false, stream, &sorted);
+    /* dynamic shared memory of the package-merge (the zero-run book's
+     * alphabet is the larger) */
+    auto pm_shared = [](uint32_t S) {
+        return pm_bytes(S) <= kSharedPm ? pm_bytes(S) : 0;
+    };
     if (err == cudaSuccess)
         err = cudaFuncSetAttribute(book_kernel,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   (int)pm_shared);
+                                   (int)pm_shared(w.book_syms));
     if (err != cudaSuccess)
         return err;
-    book_kernel<<<C, kThreads, pm_shared, stream>>>(*a, w, sorted);
-    const bool book_shared = w.nsym <= kSharedBook;
-    const size_t book_sm = book_shared ? 4ull * w.nsym : 0;
+    book_kernel<<<C, kThreads, pm_shared(w.nsym), stream>>>(*a, w, sorted,
+                                                            false);
+    /* the zero-run book's alphabet is the larger: one choice for both */
+    const bool book_shared = w.book_syms <= kSharedBook;
+    const size_t book_sm = book_shared ? 4ull * w.book_syms : 0;
     if (book_shared)
         bits_kernel<true><<<per_tile, kTileThreads, book_sm, stream>>>(*a, w);
     else
@@ -3012,6 +3420,13 @@ cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
     tile_scan_kernel<<<C, kThreads, 0, stream>>>(*a, w);
     run_starts_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
     rle_tile_kernel<<<per_tile, kTileThreads, 0, stream>>>(*a, w);
+    if (w.zcodes) {
+        err = cudaGetLastError();
+        if (err == cudaSuccess)
+            err = zero_run_plan(a, w, book_shared, book_sm, stream);
+        if (err != cudaSuccess)
+            return err;
+    }
     if (f32)
         finalize_kernel<4><<<C, kThreads, 0, stream>>>(*a, w);
     else
