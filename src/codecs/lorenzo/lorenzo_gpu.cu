@@ -2741,62 +2741,78 @@ __global__ void __launch_bounds__(kTileThreads)
 }
 
 /* ------------------------------------- zero-run coding (grid) */
-/* A thread's kPerThread consecutive values of a value tile as zero-run
- * symbols (the CPU's zero_run_symbols): a code other than R is one
- * symbol, itself; the first value of a maximal run of R of length L is
- * popc(L) symbols Z_k (the set bits k of L, highest first); the run's
- * other values none. */
+/* A thread's kPerThread consecutive values of a value tile, read as
+ * zero-run symbols (the CPU's zero_run_symbols): a code other than R is
+ * one symbol, itself; a maximal run of R of length L is popc(L) symbols
+ * Z_k (the set bits k of L, highest first), owned by the thread where the
+ * run starts. */
 struct ThreadRuns {
     ThreadCodes tc;
-    uint32_t cnt;             /* values below the tile's end */
-    uint32_t len[kPerThread]; /* L at a run of R's first value, else 0 */
-    uint32_t syms;            /* symbols of the thread's values */
+    uint32_t cnt;      /* values below the tile's end */
+    uint32_t first;    /* chunk index of the first value */
+    uint32_t prev;     /* the code before it (any code when first = 0) */
+    uint32_t last_end; /* where the thread's last run ends */
 };
 
-/* L of each run of R starting in the thread's values: the run's rank is
- * the tile's offset in the chunk's run starts (aux, tile_runs) plus the
- * run starts before the value in the tile (a block scan), its end the
- * next run's start. tmp: a tile scan's storage. */
+/* The thread's codes and the end of its last run: the start of the
+ * chunk's next run (aux, at the tile's offset in tile_runs plus the run
+ * starts in the tile before and in the thread: a block scan), or n; a
+ * single load, since every other run of the thread ends at its next run
+ * start. tmp: a tile scan's storage. */
 __device__ void thread_runs(const Work &w, const TileSpan &ts, uint32_t runs,
                             TileScan::TempStorage &tmp, ThreadRuns *tr) {
     const uint16_t *codes = w.codes + ts.sp.first;
-    const uint32_t *aux = w.aux + ts.sp.first;
-    const uint32_t R = w.nsym / 2, n = ts.sp.n;
-    const uint32_t first = ts.lo + threadIdx.x * kPerThread;
-    tr->cnt = load_codes(codes, first, ts.hi, &tr->tc);
+    tr->first = ts.lo + threadIdx.x * kPerThread;
+    tr->cnt = load_codes(codes, tr->first, ts.hi, &tr->tc);
     /* the code before first: as in bits_kernel */
-    uint32_t prev = __shfl_up_sync(FZ_FULL_MASK, tr->tc.at(kPerThread - 1), 1);
-    if ((threadIdx.x & 31) == 0 && tr->cnt && first)
-        prev = codes[first - 1];
-    uint32_t starts = 0, p = prev;
+    tr->prev = __shfl_up_sync(FZ_FULL_MASK, tr->tc.at(kPerThread - 1), 1);
+    if ((threadIdx.x & 31) == 0 && tr->cnt && tr->first)
+        tr->prev = codes[tr->first - 1];
+    uint32_t starts = 0, p = tr->prev;
 #pragma unroll
     for (uint32_t j = 0; j < kPerThread; j++)
         if (j < tr->cnt) {
             const uint32_t code = tr->tc.at(j);
-            starts += first + j == 0 || code != p;
+            starts += tr->first + j == 0 || code != p;
             p = code;
         }
     uint32_t r;
     TileScan(tmp).ExclusiveSum(starts, r);
-    r += *tile_slot(w, w.tile_runs);
-    tr->syms = 0;
-    p = prev;
+    r += *tile_slot(w, w.tile_runs) + starts; /* the next run's rank */
+    tr->last_end = r < runs ? w.aux[ts.sp.first + r] : ts.sp.n;
+}
+
+/* The thread's symbols in order: code(c) for a code other than R,
+ * run(L) for a run of R starting in its values (when the next run starts,
+ * before that run's code: only R lies between). */
+template <typename Code, typename Run>
+__device__ void walk_runs(const ThreadRuns &tr, uint32_t R, Code code,
+                          Run run) {
+    uint32_t p = tr.prev, open = UINT32_MAX; /* start of a run of R */
 #pragma unroll
-    for (uint32_t j = 0; j < kPerThread; j++) {
-        tr->len[j] = 0;
-        if (j >= tr->cnt)
-            continue;
-        const uint32_t code = tr->tc.at(j);
-        const bool start = first + j == 0 || code != p;
-        if (code != R) {
-            tr->syms++;
-        } else if (start) {
-            tr->len[j] = (r + 1 < runs ? aux[r + 1] : n) - (first + j);
-            tr->syms += (uint32_t)__popc(tr->len[j]);
+    for (uint32_t j = 0; j < kPerThread; j++)
+        if (j < tr.cnt) {
+            const uint32_t c = tr.tc.at(j), i = tr.first + j;
+            if (i == 0 || c != p) {
+                if (open != UINT32_MAX)
+                    run(i - open);
+                open = c == R ? i : UINT32_MAX;
+            }
+            if (c != R)
+                code(c);
+            p = c;
         }
-        r += start;
-        p = code;
-    }
+    if (open != UINT32_MAX)
+        run(tr.last_end - open);
+}
+
+/* Symbols of the thread's values. */
+__device__ uint32_t thread_symbols(const ThreadRuns &tr, uint32_t R) {
+    uint32_t syms = 0;
+    walk_runs(
+        tr, R, [&](uint32_t) { syms++; },
+        [&](uint32_t L) { syms += (uint32_t)__popc(L); });
+    return syms;
 }
 
 /* Per value tile of the chunks tallied for zero runs: its symbols
@@ -2816,11 +2832,15 @@ __global__ void __launch_bounds__(kTileThreads)
     ThreadRuns tr;
     thread_runs(w, ts, p.runs, tmp, &tr);
     __syncthreads(); /* zk zeroed */
-#pragma unroll
-    for (uint32_t j = 0; j < kPerThread; j++)
-        for (uint32_t L = tr.len[j]; L; L &= L - 1)
-            atomicAdd(&zk[__ffs(L) - 1], 1u);
-    const uint32_t syms = tile_sum(tr.syms, sums); /* syncs: zk complete */
+    uint32_t syms = 0;
+    walk_runs(
+        tr, w.nsym / 2, [&](uint32_t) { syms++; },
+        [&](uint32_t L) {
+            syms += (uint32_t)__popc(L);
+            for (; L; L &= L - 1)
+                atomicAdd(&zk[__ffs(L) - 1], 1u);
+        });
+    syms = tile_sum(syms, sums); /* syncs: zk complete */
     if (threadIdx.x == 0)
         *tile_slot(w, w.tile_zsym) = syms;
     if (threadIdx.x < LZ_ZRUN_SYMBOLS && zk[threadIdx.x])
@@ -2882,6 +2902,10 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void __launch_bounds__(kTileThreads)
     zrun_symbols_kernel(const fz_gpu_args a, const Work w) {
     __shared__ TileScan::TempStorage tmp;
+    /* a tile's symbols: its values but the runs of R (which take at least
+     * as many values as their symbols), plus those of the run open at its
+     * end (at most LZ_ZRUN_SYMBOLS for at least one value) */
+    __shared__ uint16_t syms[kTile + LZ_ZRUN_SYMBOLS];
     TileSpan ts;
     if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
         return;
@@ -2890,22 +2914,22 @@ __global__ void __launch_bounds__(kTileThreads)
         return;
     ThreadRuns tr;
     thread_runs(w, ts, p.runs, tmp, &tr);
-    __syncthreads(); /* tmp is reused */
-    uint32_t at;
-    TileScan(tmp).ExclusiveSum(tr.syms, at);
-    at += *tile_slot(w, w.tile_zsym);
-    uint16_t *out = w.zcodes + ts.sp.first;
     const uint32_t R = w.nsym / 2, zsym = w.nsym;
-#pragma unroll
-    for (uint32_t j = 0; j < kPerThread; j++) {
-        if (j >= tr.cnt)
-            continue;
-        const uint32_t code = tr.tc.at(j);
-        if (code != R)
-            out[at++] = (uint16_t)code;
-        for (uint32_t L = tr.len[j]; L; L &= ~(1u << (31 - __clz(L))))
-            out[at++] = (uint16_t)(zsym + 31 - __clz(L));
-    }
+    __syncthreads(); /* tmp is reused */
+    uint32_t at, total;
+    TileScan(tmp).ExclusiveSum(thread_symbols(tr, R), at, total);
+    walk_runs(
+        tr, R, [&](uint32_t c) { syms[at++] = (uint16_t)c; },
+        [&](uint32_t L) {
+            for (; L; L &= ~(1u << (31 - __clz(L))))
+                syms[at++] = (uint16_t)(zsym + 31 - __clz(L));
+        });
+    __syncthreads();
+    /* stored by consecutive lanes (was: each thread its own symbols, a
+     * warp's stores 32 B apart) */
+    uint16_t *out = w.zcodes + ts.sp.first + *tile_slot(w, w.tile_zsym);
+    for (uint32_t k = threadIdx.x; k < total; k += kTileThreads)
+        out[k] = syms[k];
 }
 
 /* The tile's sub-block sums of each thread's bits into out (the
