@@ -155,6 +155,10 @@ struct Work {
     uint16_t *zcodes;
     uint8_t *zbook;
     uint32_t *zsub_bits, *zsub_off, *tile_zsym, *zcount;
+    /* per value tile the first value that is not the zero residual's code
+     * R (or none), then (tile_scan_kernel) the first after the tile (or n):
+     * where a run of R open at a tile's end ends */
+    uint32_t *tile_nonr;
 };
 
 uint64_t align_up(uint64_t v) {
@@ -261,6 +265,7 @@ uint64_t work_layout(const fz_header *h, uint8_t *base, Work *w) {
         w->zsub_off = (uint32_t *)take(4 * C * w->subs_per_chunk);
         w->tile_zsym = (uint32_t *)take(4 * C * w->tiles_per_chunk);
         w->zcount = (uint32_t *)take(4ull * C * LZ_ZRUN_SYMBOLS);
+        w->tile_nonr = (uint32_t *)take(4 * C * w->tiles_per_chunk);
     }
     return at;
 }
@@ -2354,7 +2359,7 @@ __global__ void __launch_bounds__(kTileThreads)
     bits_kernel(const fz_gpu_args a, const Work w) {
     extern __shared__ uint32_t book_sm[];
     __shared__ uint32_t bit_sums[kTileWarps], start_sums[kTileWarps];
-    __shared__ uint32_t zrun_sums[kTileWarps];
+    __shared__ uint32_t zrun_sums[kTileWarps], nonr_mins[kTileWarps];
     TileSpan ts;
     if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
         return;
@@ -2371,7 +2376,7 @@ __global__ void __launch_bounds__(kTileThreads)
     if ((threadIdx.x & 31) == 0 && cnt && first)
         prev = codes[first - 1];
     __syncthreads(); /* the shared book */
-    uint32_t bits = 0, starts = 0, zruns = 0;
+    uint32_t bits = 0, starts = 0, zruns = 0, nonr = UINT32_MAX;
 #pragma unroll
     for (uint32_t j = 0; j < kPerThread; j++)
         if (j < cnt) {
@@ -2380,16 +2385,19 @@ __global__ void __launch_bounds__(kTileThreads)
             bits += bk.len(code);
             starts += start;
             zruns += start && code == R;
+            nonr = code != R && nonr == UINT32_MAX ? first + j : nonr;
             prev = code;
         }
     bits = __reduce_add_sync(FZ_FULL_MASK, bits);
     starts = __reduce_add_sync(FZ_FULL_MASK, starts);
     zruns = __reduce_add_sync(FZ_FULL_MASK, zruns);
+    nonr = __reduce_min_sync(FZ_FULL_MASK, nonr);
     const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) {
         bit_sums[warp] = bits;
         start_sums[warp] = starts;
         zrun_sums[warp] = zruns;
+        nonr_mins[warp] = nonr;
     }
     __syncthreads();
     const uint32_t nsub = (uint32_t)lz_sub_count(ts.sp.n);
@@ -2401,14 +2409,18 @@ __global__ void __launch_bounds__(kTileThreads)
         w.sub_bits[blockIdx.x * w.subs_per_chunk + b] = total;
     }
     if (threadIdx.x == 0) {
-        uint32_t total = 0, ztotal = 0;
+        uint32_t total = 0, ztotal = 0, first_nonr = UINT32_MAX;
         for (uint32_t k = 0; k < kTileWarps; k++) {
             total += start_sums[k];
             ztotal += zrun_sums[k];
+            first_nonr = min(first_nonr, nonr_mins[k]);
         }
         *tile_slot(w, w.tile_runs) = total;
-        if (zero_runs && ztotal)
-            atomicAdd(&w.acc[blockIdx.x].zruns, ztotal);
+        if (zero_runs) {
+            *tile_slot(w, w.tile_nonr) = first_nonr;
+            if (ztotal)
+                atomicAdd(&w.acc[blockIdx.x].zruns, ztotal);
+        }
     }
 }
 
@@ -2462,6 +2474,25 @@ __device__ bool zr_may_win(const Work &w, const ChunkPlan &p, uint64_t c,
                             huffman_bytes(p, n);
 }
 
+/* first[k] (the first value of tile k that is not R, or none) becomes
+ * the first after tile k, or n: a min-scan from the last tile down. */
+__device__ void next_nonr(uint32_t *first, uint32_t T, uint32_t n,
+                          Scan::TempStorage &tmp) {
+    auto lesser = [](uint32_t x, uint32_t y) { return x < y ? x : y; };
+    uint32_t after = n; /* the first in the tiles of earlier rounds */
+    for (uint32_t base = 0; base < T; base += kThreads) {
+        const uint32_t k = T - 1 - (base + threadIdx.x); /* wraps past 0 */
+        const bool in = base + threadIdx.x < T;
+        const uint32_t x = in ? first[k] : UINT32_MAX;
+        uint32_t later, all;
+        Scan(tmp).ExclusiveScan(x, later, UINT32_MAX, lesser, all);
+        if (in)
+            first[k] = lesser(later, after);
+        after = lesser(after, all);
+        __syncthreads(); /* tmp is reused */
+    }
+}
+
 /* Per chunk: byte offsets of the sub-blocks; tile offsets of the run
  * starts, outliers and exceptions; the run count and the Huffman data
  * bytes; whether zero runs are worth a tally. */
@@ -2481,13 +2512,15 @@ __global__ void __launch_bounds__(kThreads)
         scan_tiles(w.tile_runs + at, w.tile_runs + at, T, tmp, same);
     scan_tiles(w.tile_out + at, w.tile_out + at, T, tmp, same);
     scan_tiles(w.tile_exc + at, w.tile_exc + at, T, tmp, same);
-    if (threadIdx.x == 0) {
-        ChunkPlan p = w.plan[c];
-        p.runs = runs;
-        p.data = data;
-        p.zstate = zr_may_win(w, p, c, n) ? kZrTally : kZrNone;
+    ChunkPlan p = w.plan[c];
+    p.runs = runs;
+    p.data = data;
+    p.zstate = zr_may_win(w, p, c, n) ? kZrTally : kZrNone;
+    if (p.zstate != kZrNone)
+        next_nonr(w.tile_nonr + at, T, n, tmp);
+    __syncthreads(); /* every thread has read the plan */
+    if (threadIdx.x == 0)
         w.plan[c] = p;
-    }
 }
 
 /* ------------------------------------------------ RLE decoding (grid) */
@@ -2698,15 +2731,13 @@ __global__ void __launch_bounds__(kThreads)
         }
 }
 
-/* Run starts in order into aux (chunks that may use RLE or zero runs). */
+/* Run starts in order into aux (chunks that may use RLE). */
 __global__ void __launch_bounds__(kTileThreads)
     run_starts_kernel(const fz_gpu_args a, const Work w) {
     __shared__ uint32_t warp_sums[kTileWarps];
     TileSpan ts;
-    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
-        return;
-    const ChunkPlan &p = w.plan[blockIdx.x];
-    if (!rle_may_win(p, ts.sp.n) && p.zstate == kZrNone)
+    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts) ||
+        !rle_may_win(w.plan[blockIdx.x], ts.sp.n))
         return;
     const uint16_t *codes = w.codes + ts.sp.first;
     uint32_t *aux = w.aux + ts.sp.first;
@@ -2754,32 +2785,41 @@ struct ThreadRuns {
     uint32_t last_end; /* where the thread's last run ends */
 };
 
-/* The thread's codes and the end of its last run: the start of the
- * chunk's next run (aux, at the tile's offset in tile_runs plus the run
- * starts in the tile before and in the thread: a block scan), or n; a
- * single load, since every other run of the thread ends at its next run
- * start. tmp: a tile scan's storage. */
-__device__ void thread_runs(const Work &w, const TileSpan &ts, uint32_t runs,
-                            TileScan::TempStorage &tmp, ThreadRuns *tr) {
+/* The thread's codes and the end of its last run, should it be a run of
+ * R reaching the thread's last value: the first value after the thread's
+ * that is not R, in the tile (a suffix min over the later threads' first
+ * such values: warp shuffles, then the later warps' minima in warp_min)
+ * or after it (tile_nonr), else n. Every other run of the thread ends at
+ * its next run start. */
+__device__ void thread_runs(const Work &w, const TileSpan &ts,
+                            uint32_t *warp_min, ThreadRuns *tr) {
     const uint16_t *codes = w.codes + ts.sp.first;
+    const uint32_t R = w.nsym / 2;
     tr->first = ts.lo + threadIdx.x * kPerThread;
     tr->cnt = load_codes(codes, tr->first, ts.hi, &tr->tc);
     /* the code before first: as in bits_kernel */
     tr->prev = __shfl_up_sync(FZ_FULL_MASK, tr->tc.at(kPerThread - 1), 1);
     if ((threadIdx.x & 31) == 0 && tr->cnt && tr->first)
         tr->prev = codes[tr->first - 1];
-    uint32_t starts = 0, p = tr->prev;
+    uint32_t mine = UINT32_MAX; /* the thread's first value not R */
 #pragma unroll
-    for (uint32_t j = 0; j < kPerThread; j++)
-        if (j < tr->cnt) {
-            const uint32_t code = tr->tc.at(j);
-            starts += tr->first + j == 0 || code != p;
-            p = code;
-        }
-    uint32_t r;
-    TileScan(tmp).ExclusiveSum(starts, r);
-    r += *tile_slot(w, w.tile_runs) + starts; /* the next run's rank */
-    tr->last_end = r < runs ? w.aux[ts.sp.first + r] : ts.sp.n;
+    for (uint32_t j = kPerThread; j-- > 0;)
+        if (j < tr->cnt && tr->tc.at(j) != R)
+            mine = tr->first + j;
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    uint32_t suffix = mine; /* min over lanes >= lane */
+    for (uint32_t d = 1; d < 32; d <<= 1) {
+        const uint32_t o = __shfl_down_sync(FZ_FULL_MASK, suffix, d);
+        suffix = lane + d < 32 && o < suffix ? o : suffix;
+    }
+    uint32_t later = __shfl_down_sync(FZ_FULL_MASK, suffix, 1);
+    later = lane < 31 ? later : UINT32_MAX;
+    if (lane == 0)
+        warp_min[warp] = suffix;
+    __syncthreads();
+    for (uint32_t k = warp + 1; k < kTileWarps; k++)
+        later = warp_min[k] < later ? warp_min[k] : later;
+    tr->last_end = later != UINT32_MAX ? later : *tile_slot(w, w.tile_nonr);
 }
 
 /* The thread's symbols in order: code(c) for a code other than R,
@@ -2819,8 +2859,8 @@ __device__ uint32_t thread_symbols(const ThreadRuns &tr, uint32_t R) {
  * (tile_zsym) and, per chunk, the counts of the run symbols Z_k. */
 __global__ void __launch_bounds__(kTileThreads)
     zrun_tally_kernel(const fz_gpu_args a, const Work w) {
-    __shared__ TileScan::TempStorage tmp;
     __shared__ uint32_t zk[LZ_ZRUN_SYMBOLS], sums[kTileWarps];
+    __shared__ uint32_t warp_min[kTileWarps];
     TileSpan ts;
     if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
         return;
@@ -2830,8 +2870,7 @@ __global__ void __launch_bounds__(kTileThreads)
     if (threadIdx.x < LZ_ZRUN_SYMBOLS)
         zk[threadIdx.x] = 0;
     ThreadRuns tr;
-    thread_runs(w, ts, p.runs, tmp, &tr);
-    __syncthreads(); /* zk zeroed */
+    thread_runs(w, ts, warp_min, &tr); /* syncs: zk zeroed */
     uint32_t syms = 0;
     walk_runs(
         tr, w.nsym / 2, [&](uint32_t) { syms++; },
@@ -2906,6 +2945,7 @@ __global__ void __launch_bounds__(kTileThreads)
      * as many values as their symbols), plus those of the run open at its
      * end (at most LZ_ZRUN_SYMBOLS for at least one value) */
     __shared__ uint16_t syms[kTile + LZ_ZRUN_SYMBOLS];
+    __shared__ uint32_t warp_min[kTileWarps];
     TileSpan ts;
     if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
         return;
@@ -2913,9 +2953,8 @@ __global__ void __launch_bounds__(kTileThreads)
     if (p.zstate != kZrCoded)
         return;
     ThreadRuns tr;
-    thread_runs(w, ts, p.runs, tmp, &tr);
+    thread_runs(w, ts, warp_min, &tr);
     const uint32_t R = w.nsym / 2, zsym = w.nsym;
-    __syncthreads(); /* tmp is reused */
     uint32_t at, total;
     TileScan(tmp).ExclusiveSum(thread_symbols(tr, R), at, total);
     walk_runs(
