@@ -159,7 +159,11 @@ static uint64_t count_of(const shape *s) {
     return n;
 }
 
-static void group_shapes(void) {
+/* each(shape, dtype, k, values) for every shape of the table, f32 and
+ * f64, and the k-th generator of a set (seeded from seed). */
+typedef void (*shape_case)(const shape *sh, fz_dtype t, size_t k,
+                           const void *src);
+static void each_shape(uint64_t seed, shape_case each) {
     const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
     const tu_gen gens[] = {TU_GEN_SMOOTH, TU_GEN_WAVE, TU_GEN_RANDOM_BITS,
                            TU_GEN_CONSTANT, TU_GEN_MIXED};
@@ -169,20 +173,28 @@ static void group_shapes(void) {
                 const uint64_t n = count_of(&shapes[s]);
                 const size_t es = tu_dtype_size(dtypes[t]);
                 void *src = tu_xmalloc(n ? n * es : 1);
-                tu_fill(gens[k], dtypes[t], src, (size_t)n, 11 + s * 7 + k);
-                const fz_mode modes[] = {FZ_MODE_ABS, FZ_MODE_REL};
-                const double bounds[] = {1e-3, 1e-4};
-                for (int m = 0; m < 2; m++) {
-                    tu_context("shape %zu dtype %s gen %s mode %d", s,
-                               tu_dtype_name(dtypes[t]), tu_gen_name(gens[k]),
-                               m);
-                    fz_params p = lz_params(dtypes[t], shapes[s].nd,
-                                            shapes[s].d, modes[m], bounds[m],
-                                            k & 1 ? FZ_FLAG_NO_CHECKSUM : 0);
-                    run_case(&p, src);
-                }
+                tu_fill(gens[k], dtypes[t], src, (size_t)n, seed + s * 7 + k);
+                tu_context("shape %zu dtype %s gen %s", s,
+                           tu_dtype_name(dtypes[t]), tu_gen_name(gens[k]));
+                each(&shapes[s], dtypes[t], k, src);
                 free(src);
             }
+}
+
+/* ABS 1e-3 and REL 1e-4, checksums off for odd generators. */
+static void shape_modes(const shape *sh, fz_dtype t, size_t k,
+                        const void *src) {
+    const fz_mode modes[] = {FZ_MODE_ABS, FZ_MODE_REL};
+    const double bounds[] = {1e-3, 1e-4};
+    for (int m = 0; m < 2; m++) {
+        fz_params p = lz_params(t, sh->nd, sh->d, modes[m], bounds[m],
+                                k & 1 ? FZ_FLAG_NO_CHECKSUM : 0);
+        run_case(&p, src);
+    }
+}
+
+static void group_shapes(void) {
+    each_shape(11, shape_modes);
 }
 
 /* Every generator, large enough for several chunks; radius options. */
@@ -779,31 +791,22 @@ static void zero_runs_damage(void) {
     free(s);
 }
 
+/* REL or ABS 1e-2 with the option (zero runs win on smooth data). */
+static void shape_zero_runs(const shape *sh, fz_dtype t, size_t k,
+                            const void *src) {
+    fz_params p =
+        lz_params(t, sh->nd, sh->d, k & 1 ? FZ_MODE_ABS : FZ_MODE_REL, 1e-2, 0);
+    p.codec_options[1] = (int32_t)LZ_OPT_ZERO_RUNS;
+    CHECK(fz_gpu_supports(&p));
+    run_case(&p, src);
+}
+
 /* Every shape and generator of group_shapes with the option, at coarse
  * bounds (where zero runs win on smooth data), and edges of the
  * workflow's choice: a chunk of zero residuals only (never zero runs),
  * none at all, one run of 2^22 (Z_22) with a code after it. */
 static void zero_runs_edges(void) {
-    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
-    const tu_gen gens[] = {TU_GEN_SMOOTH, TU_GEN_WAVE, TU_GEN_RANDOM_BITS,
-                           TU_GEN_CONSTANT, TU_GEN_MIXED};
-    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
-        for (int t = 0; t < 2; t++)
-            for (size_t k = 0; k < sizeof gens / sizeof *gens; k++) {
-                const uint64_t n = count_of(&shapes[s]);
-                const size_t es = tu_dtype_size(dtypes[t]);
-                void *src = tu_xmalloc(n ? n * es : 1);
-                tu_fill(gens[k], dtypes[t], src, (size_t)n, 17 + s * 5 + k);
-                tu_context("zero runs: shape %zu dtype %s gen %s", s,
-                           tu_dtype_name(dtypes[t]), tu_gen_name(gens[k]));
-                fz_params p =
-                    lz_params(dtypes[t], shapes[s].nd, shapes[s].d,
-                              k & 1 ? FZ_MODE_ABS : FZ_MODE_REL, 1e-2, 0);
-                p.codec_options[1] = (int32_t)LZ_OPT_ZERO_RUNS;
-                CHECK(fz_gpu_supports(&p));
-                run_case(&p, src);
-                free(src);
-            }
+    each_shape(17, shape_zero_runs);
     const size_t n = (1u << 22) + 1000;
     const uint64_t flat[1] = {n};
     float *src = (float *)tu_xmalloc(n * sizeof *src);

@@ -2855,6 +2855,14 @@ __device__ uint32_t thread_symbols(const ThreadRuns &tr, uint32_t R) {
     return syms;
 }
 
+/* The value tile of a grid block (chunk blockIdx.x, tile blockIdx.y)
+ * whose chunk stands at `state` with zero runs; false when there is none. */
+__device__ bool zrun_tile(const fz_gpu_args &a, const Work &w, uint32_t state,
+                          TileSpan *ts) {
+    return !bound_is_zero(a) && w.plan[blockIdx.x].zstate == state &&
+           tile_of(a, chunk_n(a), ts);
+}
+
 /* Per value tile of the chunks tallied for zero runs: its symbols
  * (tile_zsym) and, per chunk, the counts of the run symbols Z_k. */
 __global__ void __launch_bounds__(kTileThreads)
@@ -2862,10 +2870,7 @@ __global__ void __launch_bounds__(kTileThreads)
     __shared__ uint32_t zk[LZ_ZRUN_SYMBOLS], sums[kTileWarps];
     __shared__ uint32_t warp_min[kTileWarps];
     TileSpan ts;
-    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
-        return;
-    const ChunkPlan &p = w.plan[blockIdx.x];
-    if (p.zstate != kZrTally)
+    if (!zrun_tile(a, w, kZrTally, &ts))
         return;
     if (threadIdx.x < LZ_ZRUN_SYMBOLS)
         zk[threadIdx.x] = 0;
@@ -2947,10 +2952,7 @@ __global__ void __launch_bounds__(kTileThreads)
     __shared__ uint16_t syms[kTile + LZ_ZRUN_SYMBOLS];
     __shared__ uint32_t warp_min[kTileWarps];
     TileSpan ts;
-    if (bound_is_zero(a) || !tile_of(a, chunk_n(a), &ts))
-        return;
-    const ChunkPlan &p = w.plan[blockIdx.x];
-    if (p.zstate != kZrCoded)
+    if (!zrun_tile(a, w, kZrCoded, &ts))
         return;
     ThreadRuns tr;
     thread_runs(w, ts, warp_min, &tr);
