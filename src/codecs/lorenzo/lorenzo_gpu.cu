@@ -46,6 +46,7 @@
  * docs/FORMAT.md section 12. */
 #include <climits>
 #include <cuda_pipeline_primitives.h>
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
@@ -2229,6 +2230,40 @@ __device__ void book_codes(const Book &bk, uint32_t S, BookShared &sh) {
     }
 }
 
+/* Alphabets of at most kBlockSortKeys symbols are sorted by book_kernel
+ * itself, kBlockSortKeys / kThreads keys per thread (was: a CUB
+ * segmented sort over all chunks, ~7 launches of ~7 us whatever the
+ * size); larger ones by sort_book_keys. */
+constexpr uint32_t kBlockSortKeys = 2048;
+typedef cub::BlockRadixSort<uint64_t, kThreads, kBlockSortKeys / kThreads>
+    BlockSort;
+
+__host__ __device__ bool block_sorted(uint32_t S) {
+    return S <= kBlockSortKeys && pm_bytes(S) <= kSharedPm;
+}
+
+/* The chunk's S unsorted keys sorted by (frequency, symbol), those of
+ * used symbols (all but the `unused` first) into leaves (shared). */
+__device__ void sort_leaves(const uint64_t *keys, uint32_t S, uint32_t unused,
+                            int end_bit, uint64_t *leaves) {
+    __shared__ typename BlockSort::TempStorage tmp;
+    constexpr uint32_t kPer = kBlockSortKeys / kThreads;
+    uint64_t k[kPer];
+#pragma unroll
+    for (uint32_t j = 0; j < kPer; j++) {
+        const uint32_t i = threadIdx.x * kPer + j;
+        k[j] = i < S ? keys[i] : ~0ull; /* past S: sorts last (S < 2^16) */
+    }
+    BlockSort(tmp).Sort(k, 0, end_bit);
+#pragma unroll
+    for (uint32_t j = 0; j < kPer; j++) {
+        const uint32_t i = threadIdx.x * kPer + j;
+        if (i < S && i >= unused)
+            leaves[i - unused] = k[j];
+    }
+    __syncthreads();
+}
+
 /* One block per chunk: from the chunk's sorted keys, the package-merge
  * code lengths (the CPU's lz_huff_lengths), canonical codes and the used
  * code range. Scratch in dynamic shared memory when pm_bytes(S) <=
@@ -2245,7 +2280,8 @@ __global__ void __launch_bounds__(kThreads)
     if (bound_is_zero(a) || (zero_runs && w.plan[c].zstate == kZrNone))
         return;
     const uint32_t S = zero_runs ? w.book_syms : w.nsym, zsym = w.nsym;
-    const uint64_t *keys = sorted + c * S;
+    const bool by_block = block_sorted(S);
+    const uint64_t *keys = (by_block ? w.keys : sorted) + c * S;
     uint8_t *books = zero_runs ? w.zbook : w.book;
     const Book bk = book_at(w, books, c);
     uint32_t unused = 0;
@@ -2262,7 +2298,9 @@ __global__ void __launch_bounds__(kThreads)
                            : pm_space(books + c * w.book_stride +
                                           fz_align_up(5ull * w.book_syms, 16),
                                       S, leaves);
-    if (in_shared)
+    if (by_block)
+        sort_leaves(keys, S, unused, w.sort_end_bit, (uint64_t *)sp.leaves);
+    else if (in_shared)
         for (uint32_t i = threadIdx.x; i < n; i += kThreads)
             ((uint64_t *)sp.leaves)[i] = leaves[i];
     if (threadIdx.x <= LZ_HUFF_MAXLEN)
@@ -2331,6 +2369,9 @@ cudaError_t sort_book_keys(const Work &w, uint64_t C, bool zero_runs,
         (unsigned)((C * S + 255) / 256 < 4096 ? (C * S + 255) / 256 : 4096),
         256, 0, stream>>>(w, C, zero_runs);
     cudaError_t err = cudaGetLastError();
+    *sorted = nullptr;
+    if (block_sorted((uint32_t)S)) /* book_kernel sorts them */
+        return err;
     int selector = -1;
     for (uint64_t c0 = 0; c0 < C && err == cudaSuccess; c0 += w.sort_chunks) {
         const uint64_t cs = C - c0 < w.sort_chunks ? C - c0 : w.sort_chunks;
