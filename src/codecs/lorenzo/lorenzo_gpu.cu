@@ -2264,13 +2264,15 @@ __device__ void sort_leaves(const uint64_t *keys, uint32_t S, uint32_t unused,
     __syncthreads();
 }
 
-/* One block per chunk: from the chunk's sorted keys, the package-merge
- * code lengths (the CPU's lz_huff_lengths), canonical codes and the used
- * code range. Scratch in dynamic shared memory when pm_bytes(S) <=
- * kSharedPm, else in the chunk's book. zero_runs: the book of the run
- * symbols of the chunks tallied for them (the alphabet book_syms: codes,
- * then the Z_k), its range of used codes and of run symbols, and its
- * total bits sum freq x len (the exact lower bound's part). */
+/* One block per chunk: from the chunk's keys (sorted here when
+ * block_sorted(S), else by sort_book_keys into `sorted`), the
+ * package-merge code lengths (the CPU's lz_huff_lengths), canonical
+ * codes and the used code range. Scratch in dynamic shared memory when
+ * pm_bytes(S) <= kSharedPm, else in the chunk's book. zero_runs: the
+ * book of the run symbols of the chunks tallied for them (the alphabet
+ * book_syms: codes, then the Z_k), its range of used codes and of run
+ * symbols, and its total bits sum freq x len (the exact lower bound's
+ * part). */
 __global__ void __launch_bounds__(kThreads)
     book_kernel(const fz_gpu_args a, const Work w, const uint64_t *sorted,
                 bool zero_runs) {
