@@ -114,18 +114,12 @@ static int report_params_error(const cli_options *o, fz_exec exec,
 }
 
 /* Reject parameters the library refuses before reading a large input. */
-/* The parameters of o for one value: checked before the input is read
- * (the shape is checked against the data later). */
-static void early_params(const cli_options *o, fz_exec exec, fz_params *p) {
-    cli_options one = *o;
-    one.ndims = 0;
-    fill_params(&one, exec, 1, p);
-}
-
 static int check_params_early(const cli_options *o, fz_exec exec) {
     fz_params p;
     size_t bound;
-    early_params(o, exec, &p);
+    cli_options one = *o;
+    one.ndims = 0; /* the shape is checked against the data later */
+    fill_params(&one, exec, 1, &p);
     fz_status s = fz_compress_bound(&p, &bound);
     return s == FZ_OK ? CLI_EXIT_OK : report_params_error(o, exec, s);
 }
@@ -356,30 +350,9 @@ static int compress_streaming(const cli_options *o, fz_exec exec,
     return rc;
 }
 
-/* A GPU choice for compression parameters the GPU backend does not
- * implement (a CPU-only codec option): the automatic choice becomes the
- * CPU, --gpu an error. (The GPU decodes every stream.) */
-static int settle_exec(const cli_options *o, const fz_params *p,
-                       fz_exec *exec) {
-    if (*exec != FZ_EXEC_GPU || fz_gpu_supports(p))
-        return CLI_EXIT_OK;
-    if (o->backend == CLI_BACKEND_AUTO) {
-        *exec = FZ_EXEC_CPU;
-        return CLI_EXIT_OK;
-    }
-    cli_error("--gpu: the GPU backend does not implement these parameters "
-              "(use --cpu)");
-    return CLI_EXIT_FAIL;
-}
-
 /* ------------------------------------------------------------ compress */
 static int compress_checks(const cli_options *o, fz_exec *exec) {
     int rc = resolve_exec(o, exec);
-    if (rc == CLI_EXIT_OK) {
-        fz_params p;
-        early_params(o, *exec, &p);
-        rc = settle_exec(o, &p, exec);
-    }
     if (rc == CLI_EXIT_OK)
         rc = check_params_early(o, *exec);
     if (rc == CLI_EXIT_OK && o->output)

@@ -110,8 +110,7 @@ fz_status prepare(const fz_params *p, void *d_scratch, size_t scratch_bytes,
 typedef cudaError_t (*codec_launch)(const fz_gpu_args *, int, cudaStream_t);
 
 /* The codec's kernels for this header, or null when the GPU backend does
- * not implement it (an unknown codec; a CPU-only option, should one be
- * added). */
+ * not implement it (an unknown codec). */
 codec_launch find_launch(const fz_header &h, bool compress) {
     switch (h.codec) {
     case FZ_CODEC_SLEEK:
@@ -164,16 +163,15 @@ fz_status enqueue(const fz_gpu_args &a, bool compress,
 
 } // namespace
 
-bool fz_gpu_implements(const fz_header *h, bool compress) {
-    return find_launch(*h, compress) != nullptr;
+bool fz_gpu_implements(const fz_header *h) {
+    return find_launch(*h, true) != nullptr;
 }
 
 extern "C" {
 
 int fz_gpu_supports(const fz_params *p) {
     fz_header h;
-    return p && fz_header_from_params(p, &h) == FZ_OK &&
-           fz_gpu_implements(&h, true);
+    return p && fz_header_from_params(p, &h) == FZ_OK && fz_gpu_implements(&h);
 }
 
 int fz_gpu_count(void) {

@@ -253,10 +253,9 @@ cudaError_t fz_falcon_gpu_compress(const fz_gpu_args *a, int sm_count,
                                    cudaStream_t stream);
 cudaError_t fz_falcon_gpu_decompress(const fz_gpu_args *a, int sm_count,
                                      cudaStream_t stream);
-/* Whether the GPU backend implements compression (compress) or decoding
- * with this header (device_api.cu): the codec is known and, to compress,
- * uses no CPU-only option. */
-bool fz_gpu_implements(const fz_header *h, bool compress);
+/* Whether the GPU backend implements this header (device_api.cu): both
+ * directions of every known codec and option. */
+bool fz_gpu_implements(const fz_header *h);
 
 cudaError_t fz_lorenzo_gpu_compress(const fz_gpu_args *a, int sm_count,
                                     cudaStream_t stream);

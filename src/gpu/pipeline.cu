@@ -1047,7 +1047,7 @@ extern "C" fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
     fz_status s = fz_plan_compress(p, batch_bytes_of(p->batch_kib), &plan);
     if (s != FZ_OK)
         return s;
-    if (!fz_gpu_implements(&plan.h, true))
+    if (!fz_gpu_implements(&plan.h))
         return FZ_ERR_UNSUPPORTED;
     Memory src_mem = memory_of(src, src_bytes);
     Memory dst_mem = memory_of(dst, dst_capacity);
@@ -1102,7 +1102,7 @@ extern "C" fz_status fz_gpu_host_decompress(const void *src, size_t src_size,
     fz_status s = validate(in, src_size, &h);
     if (s != FZ_OK)
         return s;
-    if (!fz_gpu_implements(&h, false))
+    if (!fz_gpu_implements(&h))
         return FZ_ERR_UNSUPPORTED;
     if (dst_capacity < h.original_bytes || (!dst && h.original_bytes))
         return dst ? FZ_ERR_DST_TOO_SMALL : FZ_ERR_INVALID_ARGUMENT;
