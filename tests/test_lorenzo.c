@@ -500,7 +500,7 @@ typedef struct huff_fixture {
 static void huff_bad_sizes(uint8_t *buf, uint64_t size, uint16_t *back,
                            uint64_t n, huff_fixture *f, uint32_t nsym) {
     const uint32_t lo = fz_load16(buf), hi = fz_load16(buf + 2);
-    uint8_t *sizes = buf + 4 + lz_lengths_bytes(lo, hi);
+    uint8_t *sizes = buf + lz_table_bytes(0, lz_table_entries(lo, hi, 0));
     const uint64_t nsub = lz_sub_count(n);
     for (uint64_t b = 0; b < nsub && b < 6; b++) {
         const uint64_t count =

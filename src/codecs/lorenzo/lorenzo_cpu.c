@@ -386,8 +386,7 @@ static uint64_t zero_run_bound(lz_huff *z, uint64_t m) {
     uint64_t bits = 0;
     for (uint32_t sym = 0; sym < z->nsym; sym++)
         bits += (uint64_t)z->freq[sym] * z->len[sym];
-    return 4 + lz_table_bytes(1, lz_table_entries(z->lo, z->hi, z->zk)) +
-           LZ_SUB_SIZE * lz_sub_count(m) + (bits + 7) / 8;
+    return 4 + lz_code_head_bytes(1, z->lo, z->hi, z->zk, m) + (bits + 7) / 8;
 }
 
 static uint8_t *write_lists(uint8_t *p, const fz_header *h, const void *src,

@@ -2488,8 +2488,7 @@ __device__ uint32_t scan_tiles(const uint32_t *in, uint32_t *out, uint32_t T,
 
 /* Bytes of the chunk's Huffman coding (plan: range, data bytes). */
 __device__ uint64_t huffman_bytes(const ChunkPlan &p, uint32_t n) {
-    return 4 + lz_lengths_bytes(p.lo, p.hi) +
-           (uint64_t)LZ_SUB_SIZE * lz_sub_count(n) + p.data;
+    return lz_code_head_bytes(0, p.lo, p.hi, 0, n) + p.data;
 }
 
 /* Whether the RLE coding may be smaller than the Huffman one: every run
@@ -2945,8 +2944,7 @@ __device__ uint64_t best_bytes(const ChunkPlan &p, uint32_t n, uint64_t rle) {
 /* Bytes of the chunk's zero-run coding but its sub-blocks' data: u32
  * symbol count, table head and lengths, sub-block sizes. */
 __device__ uint64_t zrun_head_bytes(const ChunkPlan &p) {
-    return 4 + lz_table_bytes(1, lz_table_entries(p.zlo, p.zhi, p.zk)) +
-           (uint64_t)LZ_SUB_SIZE * lz_sub_count(p.zm);
+    return 4 + lz_code_head_bytes(1, p.zlo, p.zhi, p.zk, p.zm);
 }
 
 /* Per tallied chunk: tile offsets of the symbols, their count m, and the

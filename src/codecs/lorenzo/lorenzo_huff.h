@@ -309,6 +309,14 @@ static FZ_HD uint32_t lz_table_entries(uint32_t lo, uint32_t hi, uint32_t zk) {
     return (lo <= hi ? hi - lo + 1 : 0) + zk;
 }
 
+/* Bytes of a code stream's head: the table (lo, hi, [zk,] lengths) and
+ * the sizes of the sub-blocks of n symbols. */
+static FZ_HD uint64_t lz_code_head_bytes(int zero_runs, uint32_t lo,
+                                         uint32_t hi, uint32_t zk, uint64_t n) {
+    return lz_table_bytes(zero_runs, lz_table_entries(lo, hi, zk)) +
+           (uint64_t)LZ_SUB_SIZE * lz_sub_count(n);
+}
+
 /* Used range of the codes (lo = 1, hi = 0 when none is used: possible
  * only with zero runs, and such a stream is never written) and the
  * zero-run symbols up to the last used. */
@@ -341,9 +349,8 @@ static inline uint64_t lz_huff_finish(lz_huff *hf, const uint16_t *codes,
         if (hf->len[sym])
             hf->code[sym] = first[hf->len[sym]]++;
     const uint64_t nsub = lz_sub_count(n);
-    uint64_t size = lz_table_bytes(hf->zsym < hf->nsym,
-                                   lz_table_entries(hf->lo, hf->hi, hf->zk)) +
-                    LZ_SUB_SIZE * nsub;
+    uint64_t size =
+        lz_code_head_bytes(hf->zsym < hf->nsym, hf->lo, hf->hi, hf->zk, n);
     for (uint64_t b = 0; b < nsub; b++) {
         const uint64_t end =
             (b + 1) * LZ_SUB_SYMBOLS < n ? (b + 1) * LZ_SUB_SYMBOLS : n;

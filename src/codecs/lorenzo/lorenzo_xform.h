@@ -383,11 +383,6 @@ static inline int lz_rle_read(const uint8_t *p, const uint8_t *end,
 }
 
 /* ------------------------------------------- canonical Huffman codes */
-/* Bytes of the code-length table for symbols lo..hi (5 bits each). */
-static FZ_HD uint32_t lz_lengths_bytes(uint32_t lo, uint32_t hi) {
-    return (5u * (hi - lo + 1) + 7) / 8;
-}
-
 static FZ_HD uint64_t lz_sub_count(uint64_t n) {
     return (n + LZ_SUB_SYMBOLS - 1) / LZ_SUB_SYMBOLS;
 }
