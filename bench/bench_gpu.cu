@@ -280,8 +280,7 @@ static void print_rows(FILE *f, const std::vector<Row> &rows) {
                                            : "REL",
                 r.bound, r.eff, r.bytes / 1048576.0,
                 (double)r.bytes / r.compressed, gb / (r.memcpy_ms / 1e3),
-                r.comp_ms > 0 ? gb / (r.comp_ms / 1e3) : NAN,
-                r.comp_ms > 0 ? r.memcpy_ms / r.comp_ms : NAN,
+                gb / (r.comp_ms / 1e3), r.memcpy_ms / r.comp_ms,
                 gb / (r.decomp_ms / 1e3), r.memcpy_ms / r.decomp_ms,
                 r.abs_bound > 0 ? r.max_err / r.abs_bound : 0.0, r.violations);
     }
