@@ -205,43 +205,35 @@ __device__ uint32_t subchunk_offsets(uint32_t width, uint32_t *offset) {
 
 /* Bit packing on 32-bit words (the stream is LSB-first, so any word size
  * gives the same bytes). A lane's values are contiguous in the stream:
- * lane L's value e starts at bit (L * VPL + e) * n. Neighbouring lanes can
- * share a boundary word, hence atomicOr into a zeroed region. */
-__device__ void pack_lane(const uint32_t (&t)[4], uint32_t n, uint32_t *w) {
-    const uint32_t p0 = (threadIdx.x & 31) * 4 * n;
-    uint32_t q = p0 >> 5, pos = p0 & 31;
-    unsigned long long acc = 0; /* pending bits, pos of them valid */
+ * lane L's value e starts at bit (L * VPL + e) * n, so its VPL x n <= 128
+ * bits form one 128-bit field hi:lo, built branch-free (saturating shifts
+ * cover the full-width cases). The field is ORed in at bit p0 as five
+ * words, of which only the first and the last can be shared with a
+ * neighbouring lane, hence atomicOr into a zeroed region (was: a test and
+ * up to two atomics per value). */
+__device__ void or_bits128(uint64_t lo, uint64_t hi, uint32_t p0, uint32_t *w) {
+    const uint32_t q = p0 >> 5, s = p0 & 31;
+    const uint32_t x0 = (uint32_t)lo, x1 = (uint32_t)(lo >> 32),
+                   x2 = (uint32_t)hi, x3 = (uint32_t)(hi >> 32);
+    const uint32_t y[5] = {
+        x0 << s, __funnelshift_l(x0, x1, s), __funnelshift_l(x1, x2, s),
+        __funnelshift_l(x2, x3, s), __funnelshift_l(x3, 0u, s)};
 #pragma unroll
-    for (int e = 0; e < 4; e++) {
-        acc |= (unsigned long long)t[e] << pos;
-        pos += n;
-        if (pos >= 32) {
-            if ((uint32_t)acc)
-                atomicOr(&w[q], (uint32_t)acc);
-            q++;
-            acc >>= 32;
-            pos -= 32;
-        }
-    }
-    if (pos && (uint32_t)acc)
-        atomicOr(&w[q], (uint32_t)acc);
+    for (int k = 0; k < 5; k++)
+        if (y[k])
+            atomicOr(&w[q + k], y[k]);
+}
+
+__device__ void pack_lane(const uint32_t (&t)[4], uint32_t n, uint32_t *w) {
+    const uint64_t a = t[0] | (uint64_t)t[1] << n; /* n <= 32 */
+    const uint64_t b = t[2] | (uint64_t)t[3] << n;
+    or_bits128(a | sleek_shl64_sat(b, 2 * n), sleek_shr64_sat(b, 64 - 2 * n),
+               (threadIdx.x & 31) * 4 * n, w);
 }
 
 __device__ void pack_lane(const uint64_t (&t)[2], uint32_t n, uint32_t *w) {
-    uint32_t p = (threadIdx.x & 31) * 2 * n;
-#pragma unroll
-    for (int e = 0; e < 2; e++, p += n) {
-        const uint32_t q = p >> 5, sh = p & 31;
-        const uint32_t lo = (uint32_t)t[e], hi = (uint32_t)(t[e] >> 32);
-        const uint32_t w0 = lo << sh, w1 = __funnelshift_l(lo, hi, sh),
-                       w2 = __funnelshift_l(hi, 0u, sh);
-        if (w0)
-            atomicOr(&w[q], w0);
-        if (w1)
-            atomicOr(&w[q + 1], w1);
-        if (w2)
-            atomicOr(&w[q + 2], w2);
-    }
+    or_bits128(t[0] | sleek_shl64_sat(t[1], n), sleek_shr64_sat(t[1], 64 - n),
+               (threadIdx.x & 31) * 2 * n, w);
 }
 
 __device__ void unpack_lane(const uint32_t *w, uint32_t n, uint32_t (&t)[4]) {
@@ -285,6 +277,23 @@ __device__ void store_lane(uint8_t *out, uint32_t nvals, int s,
         for (int e = 0; e < L::VPL; e++)
             if (i0 + e < nvals)
                 o[i0 + e] = v[e];
+    }
+}
+
+/* Zero bytes [first, last) of a chunk buffer with one warp. Packed
+ * subchunks are width x 16 (f32) or width x 8 (f64) bytes after the
+ * 32-byte widths table, so both ends are multiples of that. */
+template <typename T>
+__device__ void zero_span(uint8_t *buf, uint32_t first, uint32_t last) {
+    const uint32_t lane = threadIdx.x & 31;
+    if (sizeof(T) == 4) {
+        uint4 *p = reinterpret_cast<uint4 *>(buf);
+        for (uint32_t i = first / 16 + lane; i < last / 16; i += 32)
+            p[i] = make_uint4(0, 0, 0, 0);
+    } else {
+        unsigned long long *p = reinterpret_cast<unsigned long long *>(buf);
+        for (uint32_t i = first / 8 + lane; i < last / 8; i += 32)
+            p[i] = 0;
     }
 }
 
@@ -614,9 +623,7 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
             const uint32_t last =
                 __shfl_sync(FZ_FULL_MASK, my_off, sub0 + kSubsPerWarp - 1) +
                 width[kSubsPerWarp - 1] * L::V / 8;
-            uint32_t *b32 = reinterpret_cast<uint32_t *>(out);
-            for (uint32_t i = first / 4 + lane; i < last / 4; i += 32)
-                b32[i] = 0;
+            zero_span<T>(out, first, last);
             __syncwarp();
 #pragma unroll
             for (int j = 0; j < kSubsPerWarp; j++) {
