@@ -2821,6 +2821,7 @@ __global__ void __launch_bounds__(kTileThreads)
  * run starts. */
 struct ThreadRuns {
     ThreadCodes tc;
+    uint32_t rmask;    /* bit j: value first + j is R (below cnt) */
     uint32_t cnt;      /* values below the tile's end */
     uint32_t first;    /* chunk index of the first value */
     uint32_t prev;     /* the code before it (any code when first = 0) */
@@ -2843,11 +2844,14 @@ __device__ void thread_runs(const Work &w, const TileSpan &ts,
     tr->prev = __shfl_up_sync(FZ_FULL_MASK, tr->tc.at(kPerThread - 1), 1);
     if ((threadIdx.x & 31) == 0 && tr->cnt && tr->first)
         tr->prev = codes[tr->first - 1];
-    uint32_t mine = UINT32_MAX; /* the thread's first value not R */
+    tr->rmask = 0;
 #pragma unroll
-    for (uint32_t j = kPerThread; j-- > 0;)
-        if (j < tr->cnt && tr->tc.at(j) != R)
-            mine = tr->first + j;
+    for (uint32_t j = 0; j < kPerThread; j++)
+        tr->rmask |= (uint32_t)(tr->tc.at(j) == R) << j;
+    tr->rmask &= (1u << tr->cnt) - 1; /* cnt <= 16 */
+    const uint32_t nonr = ~tr->rmask & ((1u << tr->cnt) - 1);
+    /* the thread's first value not R */
+    uint32_t mine = nonr ? tr->first + __ffs(nonr) - 1 : UINT32_MAX;
     const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     uint32_t suffix = mine; /* min over lanes >= lane */
     for (uint32_t d = 1; d < 32; d <<= 1) {
@@ -2888,12 +2892,32 @@ __device__ void walk_runs(const ThreadRuns &tr, uint32_t R, Code code,
         run(tr.last_end - open);
 }
 
-/* Symbols of the thread's values. */
+/* The runs of R that start in the thread's values, from its mask, in
+ * any order: closed(L) for a run that ends inside the thread (L <= 15),
+ * open(L) for the one that reaches its last value (at most one, ending at
+ * last_end). A run starts at a value that is R where the value before is
+ * not, or at the chunk's first value (walk_runs' rule). */
+template <typename Closed, typename Open>
+__device__ void for_each_run(const ThreadRuns &tr, uint32_t R, Closed closed,
+                             Open open) {
+    const uint32_t m = tr.rmask;
+    const uint32_t prev_r = tr.first != 0 && tr.prev == R;
+    for (uint32_t st = m & ~(m << 1 | prev_r); st; st &= st - 1) {
+        const uint32_t s = __ffs(st) - 1;
+        const uint32_t L = __ffs(~(m >> s)) - 1; /* m is 0 past cnt */
+        if (s + L < tr.cnt)
+            closed(L);
+        else
+            open(tr.last_end - (tr.first + s));
+    }
+}
+
+/* Symbols of the thread's values: one per code other than R, popc(L) per
+ * run of R. */
 __device__ uint32_t thread_symbols(const ThreadRuns &tr, uint32_t R) {
-    uint32_t syms = 0;
-    walk_runs(
-        tr, R, [&](uint32_t) { syms++; },
-        [&](uint32_t L) { syms += (uint32_t)__popc(L); });
+    uint32_t syms = tr.cnt - __popc(tr.rmask);
+    const auto add = [&](uint32_t L) { syms += (uint32_t)__popc(L); };
+    for_each_run(tr, R, add, add);
     return syms;
 }
 
@@ -2918,14 +2942,35 @@ __global__ void __launch_bounds__(kTileThreads)
         zk[threadIdx.x] = 0;
     ThreadRuns tr;
     thread_runs(w, ts, warp_min, &tr); /* syncs: zk zeroed */
-    uint32_t syms = 0;
-    walk_runs(
-        tr, w.nsym / 2, [&](uint32_t) { syms++; },
+    /* Z_k of runs inside the thread (L <= 15, so k <= 3) as four 5-bit
+     * counters (at most 8 runs per thread): bit k of L lands at 5k by
+     * copying L to 0, 4, 8, 12 and masking; summed once per warp. The run
+     * open at the thread's end (any length) takes shared atomics. */
+    uint32_t syms = tr.cnt - __popc(tr.rmask), packed = 0;
+    for_each_run(
+        tr, w.nsym / 2,
+        [&](uint32_t L) {
+            syms += (uint32_t)__popc(L);
+            packed += (L * 0x1111u) & 0x8421u;
+        },
         [&](uint32_t L) {
             syms += (uint32_t)__popc(L);
             for (; L; L &= L - 1)
                 atomicAdd(&zk[__ffs(L) - 1], 1u);
         });
+    /* Z_0, Z_2 and Z_1, Z_3 in 16-bit halves (a warp's sum <= 256) */
+    const uint32_t even = __reduce_add_sync(
+        FZ_FULL_MASK, (packed & 0x1Fu) | (packed >> 10 & 0x1Fu) << 16);
+    const uint32_t odd = __reduce_add_sync(
+        FZ_FULL_MASK, (packed >> 5 & 0x1Fu) | (packed >> 15 & 0x1Fu) << 16);
+    if ((threadIdx.x & 31) == 0) {
+        const uint32_t z[4] = {even & 0xFFFFu, odd & 0xFFFFu, even >> 16,
+                               odd >> 16};
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (z[k])
+                atomicAdd(&zk[k], z[k]);
+    }
     syms = tile_sum(syms, sums); /* syncs: zk complete */
     if (threadIdx.x == 0)
         *tile_slot(w, w.tile_zsym) = syms;
