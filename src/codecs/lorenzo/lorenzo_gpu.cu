@@ -2822,18 +2822,18 @@ __global__ void __launch_bounds__(kTileThreads)
 struct ThreadRuns {
     ThreadCodes tc;
     uint32_t rmask;    /* bit j: value first + j is R (below cnt) */
+    uint32_t starts;   /* bit j: a run of R starts at value first + j */
     uint32_t cnt;      /* values below the tile's end */
     uint32_t first;    /* chunk index of the first value */
-    uint32_t prev;     /* the code before it (any code when first = 0) */
     uint32_t last_end; /* where the thread's last run ends */
 };
 
-/* The thread's codes and the end of its last run, should it be a run of
- * R reaching the thread's last value: the first value after the thread's
- * that is not R, in the tile (a suffix min over the later threads' first
- * such values: warp shuffles, then the later warps' minima in warp_min)
- * or after it (tile_nonr), else n. Every other run of the thread ends at
- * its next run start. */
+/* The thread's codes, its masks of R and of run starts, and the end of
+ * its last run, should it be a run of R reaching the thread's last value:
+ * the first value after the thread's that is not R, in the tile (a suffix
+ * min over the later threads' first such values: warp shuffles, then the
+ * later warps' minima in warp_min) or after it (tile_nonr), else n. Every
+ * other run of the thread ends inside it. */
 __device__ void thread_runs(const Work &w, const TileSpan &ts,
                             uint32_t *warp_min, ThreadRuns *tr) {
     const uint16_t *codes = w.codes + ts.sp.first;
@@ -2841,14 +2841,18 @@ __device__ void thread_runs(const Work &w, const TileSpan &ts,
     tr->first = ts.lo + threadIdx.x * kPerThread;
     tr->cnt = load_codes(codes, tr->first, ts.hi, &tr->tc);
     /* the code before first: as in bits_kernel */
-    tr->prev = __shfl_up_sync(FZ_FULL_MASK, tr->tc.at(kPerThread - 1), 1);
+    uint32_t prev = __shfl_up_sync(FZ_FULL_MASK, tr->tc.at(kPerThread - 1), 1);
     if ((threadIdx.x & 31) == 0 && tr->cnt && tr->first)
-        tr->prev = codes[tr->first - 1];
+        prev = codes[tr->first - 1];
     tr->rmask = 0;
 #pragma unroll
     for (uint32_t j = 0; j < kPerThread; j++)
         tr->rmask |= (uint32_t)(tr->tc.at(j) == R) << j;
     tr->rmask &= (1u << tr->cnt) - 1; /* cnt <= 16 */
+    /* a run starts at an R whose value before is not R, or at the chunk's
+     * first value */
+    tr->starts =
+        tr->rmask & ~(tr->rmask << 1 | (uint32_t)(tr->first != 0 && prev == R));
     const uint32_t nonr = ~tr->rmask & ((1u << tr->cnt) - 1);
     /* the thread's first value not R */
     uint32_t mine = nonr ? tr->first + __ffs(nonr) - 1 : UINT32_MAX;
@@ -2868,56 +2872,50 @@ __device__ void thread_runs(const Work &w, const TileSpan &ts,
     tr->last_end = later != UINT32_MAX ? later : *tile_slot(w, w.tile_nonr);
 }
 
-/* The thread's symbols in order: code(c) for a code other than R,
- * run(L) for a run of R starting in its values (when the next run starts,
- * before that run's code: only R lies between). */
-template <typename Code, typename Run>
-__device__ void walk_runs(const ThreadRuns &tr, uint32_t R, Code code,
-                          Run run) {
-    uint32_t p = tr.prev, open = UINT32_MAX; /* start of a run of R */
-#pragma unroll
-    for (uint32_t j = 0; j < kPerThread; j++)
-        if (j < tr.cnt) {
-            const uint32_t c = tr.tc.at(j), i = tr.first + j;
-            if (i == 0 || c != p) {
-                if (open != UINT32_MAX)
-                    run(i - open);
-                open = c == R ? i : UINT32_MAX;
-            }
-            if (c != R)
-                code(c);
-            p = c;
-        }
-    if (open != UINT32_MAX)
-        run(tr.last_end - open);
+/* Length of the run of R starting at value first + s: up to the thread's
+ * first value after it that is not R (*closed), or to last_end when it
+ * reaches the thread's last value (rmask is 0 past cnt). */
+__device__ uint32_t run_length(const ThreadRuns &tr, uint32_t s, bool *closed) {
+    const uint32_t L = __ffs(~(tr.rmask >> s)) - 1;
+    *closed = s + L < tr.cnt;
+    return *closed ? L : tr.last_end - (tr.first + s);
 }
 
-/* The runs of R that start in the thread's values, from its mask, in
- * any order: closed(L) for a run that ends inside the thread (L <= 15),
- * open(L) for the one that reaches its last value (at most one, ending at
- * last_end). A run starts at a value that is R where the value before is
- * not, or at the chunk's first value (walk_runs' rule). */
+/* The thread's symbols in order: code(c) for a code other than R, run(L)
+ * for a run of R starting in its values (at its start: only R lies between
+ * it and the next code). */
+template <typename Code, typename Run>
+__device__ void walk_runs(const ThreadRuns &tr, Code code, Run run) {
+#pragma unroll
+    for (uint32_t j = 0; j < kPerThread; j++)
+        if (tr.starts >> j & 1) {
+            bool closed;
+            run(run_length(tr, j, &closed));
+        } else if (j < tr.cnt && !(tr.rmask >> j & 1))
+            code(tr.tc.at(j));
+}
+
+/* The runs of R that start in the thread's values, in any order:
+ * closed(L) for a run that ends inside the thread (L <= 15), open(L) for
+ * the one that reaches its last value (at most one). */
 template <typename Closed, typename Open>
-__device__ void for_each_run(const ThreadRuns &tr, uint32_t R, Closed closed,
-                             Open open) {
-    const uint32_t m = tr.rmask;
-    const uint32_t prev_r = tr.first != 0 && tr.prev == R;
-    for (uint32_t st = m & ~(m << 1 | prev_r); st; st &= st - 1) {
-        const uint32_t s = __ffs(st) - 1;
-        const uint32_t L = __ffs(~(m >> s)) - 1; /* m is 0 past cnt */
-        if (s + L < tr.cnt)
+__device__ void for_each_run(const ThreadRuns &tr, Closed closed, Open open) {
+    for (uint32_t st = tr.starts; st; st &= st - 1) {
+        bool inside;
+        const uint32_t L = run_length(tr, __ffs(st) - 1, &inside);
+        if (inside)
             closed(L);
         else
-            open(tr.last_end - (tr.first + s));
+            open(L);
     }
 }
 
 /* Symbols of the thread's values: one per code other than R, popc(L) per
  * run of R. */
-__device__ uint32_t thread_symbols(const ThreadRuns &tr, uint32_t R) {
+__device__ uint32_t thread_symbols(const ThreadRuns &tr) {
     uint32_t syms = tr.cnt - __popc(tr.rmask);
     const auto add = [&](uint32_t L) { syms += (uint32_t)__popc(L); };
-    for_each_run(tr, R, add, add);
+    for_each_run(tr, add, add);
     return syms;
 }
 
@@ -2948,7 +2946,7 @@ __global__ void __launch_bounds__(kTileThreads)
      * open at the thread's end (any length) takes shared atomics. */
     uint32_t syms = tr.cnt - __popc(tr.rmask), packed = 0;
     for_each_run(
-        tr, w.nsym / 2,
+        tr,
         [&](uint32_t L) {
             syms += (uint32_t)__popc(L);
             packed += (L * 0x1111u) & 0x8421u;
@@ -3042,11 +3040,11 @@ __global__ void __launch_bounds__(kTileThreads)
         return;
     ThreadRuns tr;
     thread_runs(w, ts, warp_min, &tr);
-    const uint32_t R = w.nsym / 2, zsym = w.nsym;
+    const uint32_t zsym = w.nsym;
     uint32_t at, total;
-    TileScan(tmp).ExclusiveSum(thread_symbols(tr, R), at, total);
+    TileScan(tmp).ExclusiveSum(thread_symbols(tr), at, total);
     walk_runs(
-        tr, R, [&](uint32_t c) { syms[at++] = (uint16_t)c; },
+        tr, [&](uint32_t c) { syms[at++] = (uint16_t)c; },
         [&](uint32_t L) {
             for (; L; L &= ~(1u << (31 - __clz(L))))
                 syms[at++] = (uint16_t)(zsym + 31 - __clz(L));
