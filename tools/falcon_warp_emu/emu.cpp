@@ -154,9 +154,10 @@ struct Scratch {
     std::vector<uint64_t> mem;
     fz_gpu_scratch *head;
     unsigned long long *words;
-    explicit Scratch(uint64_t n) : mem(8 + n + 2, 0) {
+    static constexpr uint64_t kHead = FZ_GPU_SCRATCH_HEAD / 8;
+    explicit Scratch(uint64_t n) : mem(kHead + n + 2, 0) {
         head = reinterpret_cast<fz_gpu_scratch *>(mem.data());
-        words = reinterpret_cast<unsigned long long *>(mem.data() + 8);
+        words = reinterpret_cast<unsigned long long *>(mem.data() + kHead);
     }
 };
 

@@ -737,25 +737,30 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
     }
     const T s0 = scale == FALCON_CASE2 ? u0 : F::unzz(u0);
     const T before = (T)(s0 + warp_incl_sum<T>(part) - part);
-    const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
-    int ok = 1, tight = scale == 0 || scale == FALCON_CASE2;
-    if (lane == 0 && scale != FALCON_CASE2) {
-        ok &= F::valid1(s0);
-        tight |= F::not10(s0);
-    }
+    /* the integers into the stage, then one rolled pass checks them and
+     * turns them into values in place: the inverse (a division) is long
+     * code, which 32 unrolled copies made an instruction-cache burden */
 #pragma unroll
     for (int b = 0; b < 32; b++) {
         const uint32_t i = firsti + b;
-        const T s = (T)(before + x[b]);
-        if (i < n && scale != FALCON_CASE2) {
-            ok &= F::valid1(s);
-            tight |= F::not10(s);
-        }
         if (i < n)
-            stage[stage_slot(i)] = F::inv(s, scale, p);
+            stage[stage_slot(i)] = (T)(before + x[b]);
     }
     if (lane == 0)
-        stage[0] = F::inv(s0, scale, p);
+        stage[0] = s0;
+    __syncwarp();
+    const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
+    int ok = 1, tight = scale == 0 || scale == FALCON_CASE2;
+#pragma unroll 1
+    for (uint32_t i = lane; i < n; i += 32) {
+        const T s = stage[stage_slot(i)];
+        if (scale != FALCON_CASE2) {
+            ok &= F::valid1(s);
+            if (!tight)
+                tight = F::not10(s);
+        }
+        stage[stage_slot(i)] = F::inv(s, scale, p);
+    }
     return !__all_sync(FZ_FULL_MASK, ok) || !__any_sync(FZ_FULL_MASK, tight);
 }
 
