@@ -178,7 +178,7 @@ template <typename T> static void kernel(const fz_gpu_args &a, bool enc) {
 static void launch(const fz_gpu_args &a, bool enc) {
     if (a.expect.chunk_count == 0)
         return;
-    if ((size_t)g_warps * WarpSmem<uint64_t>::decode > sizeof smem_raw) {
+    if ((size_t)g_warps * WarpSmem<uint64_t>::encode > sizeof smem_raw) {
         fprintf(stderr, "emulated shared memory too small\n");
         exit(2);
     }

@@ -184,19 +184,24 @@ __device__ uint32_t nonzero4(uint32_t word) {
            (uint32_t)((word & 0xFF000000u) != 0) << 3;
 }
 
-/* The table entry of chunk c, its share of the table hash, and the look-
- * back: returns the chunk's offset in the payload (every lane). */
-__device__ unsigned long long publish_chunk(const fz_gpu_args &a, uint64_t c,
-                                            uint32_t size, uint64_t raw,
-                                            uint32_t chunk_hash) {
+/* The table entry of chunk c, its share of the table hash, and its size
+ * for the look-back (lane 0). */
+__device__ void publish_chunk(const fz_gpu_args &a, uint64_t c, uint32_t size,
+                              uint64_t raw, uint32_t chunk_hash) {
     const fz_header &h = a.expect;
     if ((threadIdx.x & 31) == 0) {
         fz_lookback_publish(a.lookback, c, size);
         fz_gpu_put_entry(a, c, size, h.flags & FZ_HDR_FLAG_CHECKSUMS,
                          chunk_hash, raw);
     }
+}
+
+/* The look-back of a published chunk: its offset in the payload (every
+ * lane). */
+__device__ unsigned long long resolve_chunk(const fz_gpu_args &a, uint64_t c,
+                                            uint32_t size) {
     const unsigned long long excl = fz_lookback_resolve(a.lookback, c, size);
-    if ((threadIdx.x & 31) == 0 && c == h.chunk_count - 1)
+    if ((threadIdx.x & 31) == 0 && c == a.expect.chunk_count - 1)
         a.scratch->payload_total = excl + size;
     return excl;
 }
@@ -245,22 +250,23 @@ __device__ __forceinline__ uint32_t stage_slot(uint32_t i) {
 
 /* Blocks per SM that the register budget is cut to fit (an SM has 64 Ki
  * registers, a block 128 threads): 24 warps for the f32 encoder (<= 85
- * registers), 32 for the f32 decoder (64), 16 for f64 (128); shared
- * memory (the stage, 4.1 / 8.3 KiB per warp) allows more. ptxas -v: no
- * spills but a few words in the f64 encoder's transform (bench/NOTES.md,
- * F10). */
+ * registers), 32 for the f32 decoder (64), 12 for the f64 encoder (168;
+ * its two buffers, 16.6 KiB per warp, allow no more), 16 for the f64
+ * decoder (128). ptxas -v: no spills. */
 template <typename T> struct MinBlocks;
 template <> struct MinBlocks<uint32_t> {
     static constexpr int encode = 6, decode = 8;
 };
 template <> struct MinBlocks<uint64_t> {
-    static constexpr int encode = 4, decode = 4;
+    static constexpr int encode = 3, decode = 4;
 };
 
-/* Bytes per warp of the encoder and of the decoder: the stage. */
+/* Bytes per warp of the encoder (two buffers: the chunk being coded and
+ * the one waiting to be written) and of the decoder (the stage). */
 template <typename T> struct WarpSmem {
-    static constexpr uint32_t encode = kStageSlots * (uint32_t)sizeof(T);
-    static constexpr uint32_t decode = encode;
+    static constexpr uint32_t buffer = kStageSlots * (uint32_t)sizeof(T);
+    static constexpr uint32_t encode = 2 * buffer;
+    static constexpr uint32_t decode = buffer;
 };
 
 /* This warp's part of the dynamic shared memory. */
@@ -449,130 +455,184 @@ __device__ uint32_t chunk_scale(const T *stage, uint32_t n, int guess) {
 }
 
 /* ------------------------------------------------------ warp kernel */
+/* A chunk coded and published but not yet written (warp-uniform): its
+ * planes wait in their buffer for the look-back to give its offset. */
+template <typename T> struct PendingChunk {
+    unsigned long long c;
+    uint64_t sparse_mask;
+    T u0;
+    uint32_t size; /* raw when verbatim */
+    uint32_t scale, width;
+    bool verbatim;
+};
+
+/* The look-back of p, then its bytes at their place: the head by lane 0,
+ * the planes from planes (word L of plane q at 32 q + L). */
+template <typename T>
+__device__ void write_chunk(const fz_gpu_args &a, const PendingChunk<T> &p,
+                            const uint32_t *planes) {
+    const fz_header &h = a.expect;
+    const uint32_t lane = threadIdx.x & 31;
+    const unsigned long long excl = resolve_chunk(a, p.c, p.size);
+    const uint64_t at = a.payload_off + excl;
+    if (at + p.size > a.dst_capacity) {
+        if (lane == 0)
+            fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
+        return;
+    }
+    uint8_t *out = a.dst + at;
+    if (p.verbatim) {
+        const uint8_t *inb = a.src + p.c * h.chunk_bytes;
+        for (uint32_t k = lane; k < p.size; k += 32)
+            out[k] = inb[k];
+        return;
+    }
+    const uint32_t n = (uint32_t)(fz_chunk_raw_bytes(&h, p.c) / sizeof(T));
+    const uint32_t B = falcon_plane_bytes(n), M = falcon_bitmap_bytes(B);
+    const uint32_t first_len = falcon_first_len(p.u0);
+    const uint32_t nflags = (p.width + 7) / 8;
+    if (lane == 0) {
+        out[0] = (uint8_t)p.scale;
+        out[1] = (uint8_t)p.width;
+        out[2] = (uint8_t)first_len;
+        for (uint32_t k = 0; k < first_len; k++)
+            out[FALCON_HEAD_BYTES + k] = (uint8_t)((uint64_t)p.u0 >> (8 * k));
+        for (uint32_t k = 0; k < nflags; k++)
+            out[FALCON_HEAD_BYTES + first_len + k] =
+                (uint8_t)(p.sparse_mask >> (8 * k));
+    }
+    uint32_t pos = FALCON_HEAD_BYTES + first_len + nflags;
+    for (uint32_t q = p.width; q-- > 0;) {
+        const uint32_t word = planes[32 * q + lane];
+        const uint32_t nz = nonzero4(word);
+        if ((p.sparse_mask >> q) & 1u) {
+            /* bitmap byte k: plane bytes 8k..8k+7 = lanes 2k, 2k+1 */
+            const uint32_t hi = __shfl_down_sync(FZ_FULL_MASK, nz, 1);
+            if (!(lane & 1) && (lane >> 1) < M)
+                out[pos + (lane >> 1)] = (uint8_t)(nz | hi << 4);
+            uint32_t total;
+            uint32_t o = pos + M + lanes_before(__popc(nz), &total);
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const uint32_t byte = (word >> (8 * r)) & 0xFFu;
+                if (byte)
+                    out[o++] = (uint8_t)byte;
+            }
+            pos += M + total;
+        } else {
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                const uint32_t k = 4 * lane + r;
+                if (k < B)
+                    out[pos + k] = (uint8_t)(word >> (8 * r));
+            }
+            pos += B;
+        }
+    }
+}
+
+/* Codes chunk c from buffer (stage, then planes) and publishes its size;
+ * returns what write_chunk needs. */
+template <typename T>
+__device__ PendingChunk<T>
+code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
+    typedef FW<T> F;
+    const fz_header &h = a.expect;
+    const uint32_t lane = threadIdx.x & 31;
+    uint32_t *planes = reinterpret_cast<uint32_t *>(stage);
+    const uint64_t raw = fz_chunk_raw_bytes(&h, c);
+    const uint32_t n = (uint32_t)(raw / sizeof(T));
+    const uint8_t *inb = a.src + c * h.chunk_bytes;
+    __syncwarp(); /* the buffer's previous planes are written out */
+    const uint32_t hsum =
+        stage_chunk<T>(reinterpret_cast<const T *>(inb), n, stage);
+    __syncwarp();
+
+    /* 1. the chunk's scale: a guess near the last one if it provably is
+     *    the answer (falcon_xform.h, falcon_scan), else the scan */
+    PendingChunk<T> pc;
+    pc.c = c;
+    pc.scale = chunk_scale<T>(stage, n, *guess);
+    if (pc.scale != FALCON_CASE2)
+        *guess = (int)pc.scale;
+    const uint32_t chunk_hash = __reduce_add_sync(FZ_FULL_MASK, hsum);
+
+    /* 2. integers, deltas, zigzag: x[b] = delta of value 32L + 1 + b */
+    const uint32_t scale = pc.scale;
+    const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
+    const T s0 = F::fwd(stage[0], scale, p);
+    const uint32_t first = 32u * lane;
+    T prev = F::fwd(first < n ? stage[stage_slot(first)] : (T)0, scale, p);
+    T x[32], any = 0;
+#pragma unroll
+    for (int b = 0; b < 32; b++) {
+        const uint32_t i = first + 1 + b;
+        const T s = F::fwd(i < n ? stage[stage_slot(i)] : (T)0, scale, p);
+        x[b] = i < n ? F::zz((T)(s - prev)) : (T)0;
+        prev = s;
+        any |= x[b];
+    }
+    pc.width = F::width(any);
+    pc.u0 = scale == FALCON_CASE2 ? s0 : F::zz(s0);
+    const uint32_t B = falcon_plane_bytes(n), M = falcon_bitmap_bytes(B);
+    __syncwarp(); /* every lane has read the stage */
+    store_planes(x, pc.width, planes);
+    __syncwarp();
+
+    /* 3. the size: every plane's cheaper storage */
+    pc.sparse_mask = 0;
+    uint32_t size =
+        FALCON_HEAD_BYTES + falcon_first_len(pc.u0) + (pc.width + 7) / 8;
+    for (uint32_t q = pc.width; q-- > 0;) {
+        const uint32_t word = planes[32 * q + lane];
+        const uint32_t nnz =
+            __reduce_add_sync(FZ_FULL_MASK, __popc(nonzero4(word)));
+        if (falcon_sparse(B, nnz)) {
+            pc.sparse_mask |= 1ull << q;
+            size += M + nnz;
+        } else {
+            size += B;
+        }
+    }
+    pc.verbatim = size >= raw;
+    pc.size = pc.verbatim ? (uint32_t)raw : size;
+    publish_chunk(a, c, pc.size, raw, chunk_hash);
+    return pc;
+}
+
+/* Write-behind: a warp codes and publishes chunk k, then resolves and
+ * writes chunk k - 1, whose planes wait in the other buffer. A chunk's
+ * offset needs every earlier chunk's size; the chunks in flight just
+ * before it were ticketed moments earlier, so waiting for them right
+ * after publishing would idle the warp for the slowest one's lag (a third
+ * of the warp time in the profile). One chunk later they are published. */
 template <typename T>
 __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
     falcon_compress_warp(const fz_gpu_args a) {
-    typedef FW<T> F;
     extern __shared__ __align__(16) uint8_t smem_raw[];
-    T *stage = reinterpret_cast<T *>(warp_smem(smem_raw, WarpSmem<T>::encode));
-    uint32_t *planes = reinterpret_cast<uint32_t *>(stage);
-    const int lane = threadIdx.x & 31;
+    uint8_t *mine = warp_smem(smem_raw, WarpSmem<T>::encode);
     const fz_header &h = a.expect;
     int guess = -1; /* the last Case 1 scale of this warp (warp-uniform) */
-    for (;;) {
+    PendingChunk<T> pending;
+    bool has_pending = false;
+    uint32_t k = 0;
+    for (;; k ^= 1) {
         const unsigned long long c = warp_ticket(a);
         if (c >= h.chunk_count)
             break;
-        const uint64_t raw = fz_chunk_raw_bytes(&h, c);
-        const uint32_t n = (uint32_t)(raw / sizeof(T));
-        const uint8_t *inb = a.src + c * h.chunk_bytes;
-        __syncwarp(); /* the previous chunk's planes are read */
-        const uint32_t hsum =
-            stage_chunk<T>(reinterpret_cast<const T *>(inb), n, stage);
-        __syncwarp();
-
-        /* 1. the chunk's scale: a guess near the last one if it provably
-         *    is the answer (falcon_xform.h, falcon_scan), else the scan */
-        const uint32_t scale = chunk_scale<T>(stage, n, guess);
-        if (scale != FALCON_CASE2)
-            guess = (int)scale;
-        const uint32_t chunk_hash = __reduce_add_sync(FZ_FULL_MASK, hsum);
-
-        /* 2. integers, deltas, zigzag: x[b] = delta of value 32L + 1 + b */
-        const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
-        const T s0 = F::fwd(stage[0], scale, p);
-        const uint32_t first = 32u * (uint32_t)lane;
-        T prev = F::fwd(first < n ? stage[stage_slot(first)] : (T)0, scale, p);
-        T x[32], any = 0;
-#pragma unroll
-        for (int b = 0; b < 32; b++) {
-            const uint32_t i = first + 1 + b;
-            const T s = F::fwd(i < n ? stage[stage_slot(i)] : (T)0, scale, p);
-            x[b] = i < n ? F::zz((T)(s - prev)) : (T)0;
-            prev = s;
-            any |= x[b];
-        }
-        const uint32_t width = F::width(any);
-        const T u0 = scale == FALCON_CASE2 ? s0 : F::zz(s0);
-        const uint32_t first_len = falcon_first_len(u0);
-        const uint32_t nflags = (width + 7) / 8;
-        const uint32_t B = falcon_plane_bytes(n), M = falcon_bitmap_bytes(B);
-        __syncwarp(); /* every lane has read the stage */
-        store_planes(x, width, planes);
-        __syncwarp();
-
-        /* 3. the size: every plane's cheaper storage */
-        uint64_t sparse_mask = 0;
-        uint32_t size = FALCON_HEAD_BYTES + first_len + nflags;
-        for (uint32_t q = width; q-- > 0;) {
-            const uint32_t word = planes[32 * q + lane];
-            const uint32_t nnz =
-                __reduce_add_sync(FZ_FULL_MASK, __popc(nonzero4(word)));
-            if (falcon_sparse(B, nnz)) {
-                sparse_mask |= 1ull << q;
-                size += M + nnz;
-            } else {
-                size += B;
-            }
-        }
-        const bool verbatim = size >= raw;
-        if (verbatim)
-            size = (uint32_t)raw;
-
-        /* 4. offset, then the bytes at their place */
-        const unsigned long long excl =
-            publish_chunk(a, c, size, raw, chunk_hash);
-        const uint64_t at = a.payload_off + excl;
-        if (at + size > a.dst_capacity) {
-            if (lane == 0)
-                fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
-            continue;
-        }
-        uint8_t *out = a.dst + at;
-        if (verbatim) {
-            for (uint32_t k = lane; k < size; k += 32)
-                out[k] = inb[k];
-            continue;
-        }
-        if (lane == 0) {
-            out[0] = (uint8_t)scale;
-            out[1] = (uint8_t)width;
-            out[2] = (uint8_t)first_len;
-            for (uint32_t k = 0; k < first_len; k++)
-                out[FALCON_HEAD_BYTES + k] = (uint8_t)((uint64_t)u0 >> (8 * k));
-            for (uint32_t k = 0; k < nflags; k++)
-                out[FALCON_HEAD_BYTES + first_len + k] =
-                    (uint8_t)(sparse_mask >> (8 * k));
-        }
-        uint32_t pos = FALCON_HEAD_BYTES + first_len + nflags;
-        for (uint32_t q = width; q-- > 0;) {
-            const uint32_t word = planes[32 * q + lane];
-            const uint32_t nz = nonzero4(word);
-            if ((sparse_mask >> q) & 1u) {
-                /* bitmap byte k: plane bytes 8k..8k+7 = lanes 2k, 2k+1 */
-                const uint32_t hi = __shfl_down_sync(FZ_FULL_MASK, nz, 1);
-                if (!(lane & 1) && (uint32_t)(lane >> 1) < M)
-                    out[pos + (lane >> 1)] = (uint8_t)(nz | hi << 4);
-                uint32_t total;
-                uint32_t o = pos + M + lanes_before(__popc(nz), &total);
-#pragma unroll
-                for (int r = 0; r < 4; r++) {
-                    const uint32_t byte = (word >> (8 * r)) & 0xFFu;
-                    if (byte)
-                        out[o++] = (uint8_t)byte;
-                }
-                pos += M + total;
-            } else {
-#pragma unroll
-                for (int r = 0; r < 4; r++) {
-                    const uint32_t k = 4 * lane + r;
-                    if (k < B)
-                        out[pos + k] = (uint8_t)(word >> (8 * r));
-                }
-                pos += B;
-            }
-        }
+        T *buffer = reinterpret_cast<T *>(mine + k * WarpSmem<T>::buffer);
+        const PendingChunk<T> coded = code_chunk<T>(a, c, buffer, &guess);
+        if (has_pending)
+            write_chunk<T>(a, pending,
+                           reinterpret_cast<const uint32_t *>(
+                               mine + (k ^ 1) * WarpSmem<T>::buffer));
+        pending = coded;
+        has_pending = true;
     }
+    if (has_pending)
+        write_chunk<T>(a, pending,
+                       reinterpret_cast<const uint32_t *>(
+                           mine + (k ^ 1) * WarpSmem<T>::buffer));
 }
 
 /* Copies the size encoded bytes at in into the last 16-byte vectors of the
@@ -894,9 +954,8 @@ __global__ void __launch_bounds__(32) falcon_compress_ref(const fz_gpu_args a) {
         const bool verbatim = size >= raw;
         if (verbatim)
             size = (uint32_t)raw;
-        const unsigned long long excl =
-            publish_chunk(a, c, size, raw, chunk_hash);
-        const uint64_t at = a.payload_off + excl;
+        publish_chunk(a, c, size, raw, chunk_hash);
+        const uint64_t at = a.payload_off + resolve_chunk(a, c, size);
         if (at + size > a.dst_capacity) {
             if (lane == 0)
                 fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
