@@ -275,11 +275,9 @@ __device__ __forceinline__ uint8_t *warp_smem(uint8_t *smem, uint32_t bytes) {
 }
 
 /* Loads the chunk's n values (lane L: values 32 k + L, every load issued
- * before the first use), stages them and returns this lane's share of the
- * chunk hash. */
+ * before the first use) and stages them. */
 template <typename T>
-__device__ uint32_t stage_chunk(const T *in, uint32_t n, T *stage) {
-    typedef FW<T> F;
+__device__ void stage_chunk(const T *in, uint32_t n, T *stage) {
     const uint32_t lane = threadIdx.x & 31;
     constexpr int kRows = (FALCON_MAX_VALUES + 31) / 32; /* 33 */
     T v[kRows];
@@ -288,16 +286,24 @@ __device__ uint32_t stage_chunk(const T *in, uint32_t n, T *stage) {
         const uint32_t i = 32u * k + lane;
         v[k] = i < n ? in[i] : (T)0;
     }
-    uint32_t hsum = 0;
 #pragma unroll
     for (int k = 0; k < kRows; k++) {
         const uint32_t i = 32u * k + lane;
-        if (i < n) {
-            hsum += F::hash(v[k], i);
+        if (i < n)
             stage[stage_slot(i)] = v[k];
-        }
     }
-    return hsum;
+}
+
+/* The chunk hash of the staged values (every lane): a rolled loop, as the
+ * hash is long code that 33 unrolled copies made an instruction-cache
+ * burden. */
+template <typename T>
+__device__ uint32_t staged_hash(const T *stage, uint32_t n) {
+    uint32_t hsum = 0;
+#pragma unroll 1
+    for (uint32_t i = threadIdx.x & 31; i < n; i += 32)
+        hsum += FW<T>::hash(stage[stage_slot(i)], i);
+    return __reduce_add_sync(FZ_FULL_MASK, hsum);
 }
 
 /* Bit-planes of this lane's 32 deltas x[b] (delta 32 L + b) into
@@ -544,8 +550,7 @@ code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
     const uint32_t n = (uint32_t)(raw / sizeof(T));
     const uint8_t *inb = a.src + c * h.chunk_bytes;
     __syncwarp(); /* the buffer's previous planes are written out */
-    const uint32_t hsum =
-        stage_chunk<T>(reinterpret_cast<const T *>(inb), n, stage);
+    stage_chunk<T>(reinterpret_cast<const T *>(inb), n, stage);
     __syncwarp();
 
     /* 1. the chunk's scale: a guess near the last one if it provably is
@@ -555,7 +560,8 @@ code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
     pc.scale = chunk_scale<T>(stage, n, *guess);
     if (pc.scale != FALCON_CASE2)
         *guess = (int)pc.scale;
-    const uint32_t chunk_hash = __reduce_add_sync(FZ_FULL_MASK, hsum);
+    const uint32_t chunk_hash =
+        h.flags & FZ_HDR_FLAG_CHECKSUMS ? staged_hash<T>(stage, n) : 0u;
 
     /* 2. integers, deltas, zigzag: x[b] = delta of value 32L + 1 + b */
     const uint32_t scale = pc.scale;
