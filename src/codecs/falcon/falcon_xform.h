@@ -27,6 +27,7 @@
 #ifndef FALCON_XFORM_H
 #define FALCON_XFORM_H
 
+#include <math.h>
 #include <string.h>
 
 #include "../../common/fz_portable.h"
@@ -65,6 +66,13 @@ static FZ_HD double falcon_div(double a, double b) {
     return __ddiv_rn(a, b);
 #else
     return a / b;
+#endif
+}
+static FZ_HD double falcon_fma(double a, double b, double c) {
+#if defined(__CUDA_ARCH__)
+    return __fma_rn(a, b, c);
+#else
+    return fma(a, b, c);
 #endif
 }
 static FZ_HD float falcon_divf(float a, float b) {
@@ -129,6 +137,79 @@ static FZ_HD int falcon_digits(uint64_t m) {
 }
 
 /* -------------------------------------------------------- decimal place */
+/* Division-free forms of the step's read-back test, fl(r / p) == v, for
+ * r = round(t) >= 1, t = fl(v p) < 2^52, p = 10^a exact, v > 0 normal:
+ * 1 or 0 when decided, -1 when not (then divide). The quotient reads back
+ * as v iff it lies in v's rounding interval, so compare |r - v p| with
+ * h = p ulp(v) / 2 (exact: p times a power of two):
+ *  - v p = t + e exactly, e = fma(v, p, -t) (the error of a product is a
+ *    double; v >= 2^-75 when r >= 1, so nothing underflows);
+ *  - r - t is exact (Sterbenz: t/2 <= r <= 2t when r = round(t) >= 1), so
+ *    delta = fl((r - t) - e) = (r - v p)(1 + eps) with |eps| <= 2^-53;
+ *  - |delta| < fl(h (1 - 2^-50)) implies |r - v p| < h: the quotient is
+ *    strictly inside v's interval and reads back as v; |delta| >
+ *    fl(h (1 + 2^-50)) implies |r - v p| > h: strictly outside, it does
+ *    not (v is not a power of two, so both half-intervals are ulp(v) / 2);
+ *  - left undecided: a power of two v (a narrower interval below it) and
+ *    a quotient within the margins (possibly a tie, rounded to even).
+ * The binary32 form is exact: v p has at most 24 + 24 significant bits
+ * (10^a = 2^a 5^a, 5^10 < 2^24), so t = v p, delta = r - t exactly, and
+ * only a tie (|delta| = h) is left undecided. The GPU uses them (a
+ * division is a long dependent chain there); the CPU divides. */
+static FZ_HD int falcon_quotient_test64(double v, double p, double r,
+                                        double t) {
+    const uint64_t vb = falcon_double_bits(v);
+    if ((vb & 0xFFFFFFFFFFFFFull) == 0)
+        return -1;
+    const double e = falcon_fma(v, p, -t);
+    const double delta = falcon_add(falcon_add(r, -t), -e);
+    const double half_ulp =
+        falcon_as_double((vb & 0x7FF0000000000000ull) - (53ull << 52));
+    const double h = falcon_mul(p, half_ulp);
+    const double ad = delta < 0 ? -delta : delta;
+    if (ad < falcon_mul(h, 1.0 - 0x1p-50))
+        return 1;
+    if (ad > falcon_mul(h, 1.0 + 0x1p-50))
+        return 0;
+    return -1;
+}
+static FZ_HD int falcon_quotient_test32(uint32_t vbits, double p, double r,
+                                        double t) {
+    if ((vbits & 0x7FFFFFu) == 0)
+        return -1;
+    const double delta = falcon_add(r, -t);
+    const uint64_t field = (vbits >> 23) & 0xFFu; /* E + 127 */
+    const double half_ulp =
+        falcon_as_double((field + 1023u - 127u - 24u) << 52); /* 2^(E - 24) */
+    const double h = falcon_mul(p, half_ulp);
+    const double ad = delta < 0 ? -delta : delta;
+    return ad < h ? 1 : ad > h ? 0 : -1;
+}
+
+/* fl(r / p) == v (binary64), as the decoder computes it. */
+static FZ_HD int falcon_reads_back64(double v, double p, double r, double t) {
+#if defined(__CUDA_ARCH__)
+    const int fast = falcon_quotient_test64(v, p, r, t);
+    if (fast >= 0)
+        return fast;
+#else
+    (void)t;
+#endif
+    return falcon_div(r, p) == v;
+}
+
+/* fl32(r / p) == vf (binary32 division of exact binary32 operands). */
+static FZ_HD int falcon_reads_back32(float vf, double p, double r, double t) {
+#if defined(__CUDA_ARCH__)
+    const int fast = falcon_quotient_test32(falcon_float_bits(vf), p, r, t);
+    if (fast >= 0)
+        return fast;
+#else
+    (void)t;
+#endif
+    return falcon_divf((float)r, (float)p) == vf;
+}
+
 /* One step of the search at p = 10^a (exact): 1 when a is accepted (the
  * integer in *mag), 0 when it is not, -1 when t >= 10^D (then no a' >= a
  * is accepted either: t grows with a). */
@@ -139,7 +220,8 @@ static FZ_HD int falcon_step64(double v, double p, uint64_t *mag) {
         return -1;
     const double r = falcon_round(t);
     const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
-    if (d < falcon_mul(t, 0x1p-51) && r < limit && falcon_div(r, p) == v) {
+    if (d < falcon_mul(t, 0x1p-51) && r < limit &&
+        falcon_reads_back64(v, p, r, t)) {
         *mag = (uint64_t)r;
         return 1;
     }
@@ -156,7 +238,7 @@ static FZ_HD int falcon_step32(float vf, double p, uint32_t *mag) {
     const double r = falcon_round(t);
     const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
     if (d < falcon_mul(t, 0x1p-23) && r < limit &&
-        falcon_divf((float)r, (float)p) == vf) {
+        falcon_reads_back32(vf, p, r, t)) {
         *mag = (uint32_t)r;
         return 1;
     }
