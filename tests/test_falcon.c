@@ -171,6 +171,22 @@ static void check_fits(uint64_t bits, int is64, int alpha, uint64_t w) {
             scaled *= 10u;
             small = scaled < limit;
         }
+        /* the GPU's branch-free form: the same answer, or undecided */
+        uint64_t fast_r = 0;
+        int fast;
+        if (is64) {
+            fast = falcon_fits64_fast(bits, p, &fast_r);
+        } else {
+            uint32_t r32 = 0;
+            fast = falcon_fits32_fast((uint32_t)bits, p, &r32);
+            fast_r = r32;
+        }
+        if (fast >= 0 && (fast != fits || (fits && fast_r != r))) {
+            fprintf(stderr, "fits%d_fast(0x%016llx, A=%d) = %d r %llu\n",
+                    is64 ? 64 : 32, (unsigned long long)bits, A, fast,
+                    (unsigned long long)fast_r);
+            tu_fail(__FILE__, __LINE__, "check_fits", "fast form differs");
+        }
         if (fits != small || (fits && r != scaled)) {
             fprintf(stderr,
                     "fits%d(0x%016llx, A=%d) = %d r %llu; search alpha %d "
