@@ -101,51 +101,7 @@ static int shortest_digits64(double v) {
     return 17;
 }
 
-static unsigned dp_checked, quotient_checked, quotient_undecided;
-
-/* The GPU's division-free read-back tests (falcon_quotient_test*) against
- * the division, wherever the search's step would ask them: |value| at
- * 10^A with r = round(t) >= 1. */
-static void check_quotient(uint64_t bits, int is64, double p) {
-    int fast, slow;
-    if (is64) {
-        const uint64_t abs = bits & 0x7FFFFFFFFFFFFFFFull;
-        const uint32_t e = (uint32_t)(abs >> 52);
-        double v;
-        memcpy(&v, &abs, 8);
-        const double t = v * p;
-        if (e == 0 || e == 0x7FF || t >= 0x1p52)
-            return;
-        const double r = falcon_round(t);
-        if (r < 1)
-            return;
-        fast = falcon_quotient_test64(v, p, r, t);
-        slow = r / p == v;
-    } else {
-        const uint32_t abs = (uint32_t)bits & 0x7FFFFFFFu;
-        const uint32_t e = abs >> 23;
-        float vf;
-        memcpy(&vf, &abs, 4);
-        const double t = (double)vf * p;
-        if (e == 0 || e == 0xFF || t >= 0x1p24)
-            return;
-        const double r = falcon_round(t);
-        if (r < 1)
-            return;
-        fast = falcon_quotient_test32(abs, p, r, t);
-        slow = (float)r / (float)p == vf;
-    }
-    if (fast < 0) {
-        quotient_undecided++;
-        return;
-    }
-    if (fast != slow) {
-        fprintf(stderr, "quotient_test%d(0x%016llx, p=%g) = %d, division %d\n",
-                is64 ? 64 : 32, (unsigned long long)bits, p, fast, slow);
-        tu_fail(__FILE__, __LINE__, "check_quotient", "read-back mismatch");
-    }
-    quotient_checked++;
-}
+static unsigned dp_checked;
 
 /* falcon_fits* at every A against the search's (alpha, w): fits at A iff
  * the value has a decimal place alpha <= A with w * 10^(A - alpha) < 10^D,
@@ -155,7 +111,6 @@ static void check_fits(uint64_t bits, int is64, int alpha, uint64_t w) {
     const uint64_t limit = is64 ? FALCON_LIMIT64 : FALCON_LIMIT32;
     for (int A = 0; A <= amax; A++) {
         const double p = falcon_pow10(A);
-        check_quotient(bits, is64, p);
         uint64_t r = 0;
         int fits;
         if (is64) {
@@ -170,22 +125,6 @@ static void check_fits(uint64_t bits, int is64, int alpha, uint64_t w) {
         for (int k = alpha; small && k < A; k++) {
             scaled *= 10u;
             small = scaled < limit;
-        }
-        /* the GPU's branch-free form: the same answer, or undecided */
-        uint64_t fast_r = 0;
-        int fast;
-        if (is64) {
-            fast = falcon_fits64_fast(bits, p, &fast_r);
-        } else {
-            uint32_t r32 = 0;
-            fast = falcon_fits32_fast((uint32_t)bits, p, &r32);
-            fast_r = r32;
-        }
-        if (fast >= 0 && (fast != fits || (fits && fast_r != r))) {
-            fprintf(stderr, "fits%d_fast(0x%016llx, A=%d) = %d r %llu\n",
-                    is64 ? 64 : 32, (unsigned long long)bits, A, fast,
-                    (unsigned long long)fast_r);
-            tu_fail(__FILE__, __LINE__, "check_fits", "fast form differs");
         }
         if (fits != small || (fits && r != scaled)) {
             fprintf(stderr,
@@ -362,9 +301,6 @@ static void test_decimal_random(void) {
         }
     }
     printf("  decimal places checked against the reference: %u\n", dp_checked);
-    printf("  division-free read-back tests: %u decided as the division, %u "
-           "left to it\n",
-           quotient_checked, quotient_undecided);
     cases_run++;
 }
 

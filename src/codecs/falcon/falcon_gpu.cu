@@ -49,12 +49,6 @@ template <> struct FW<uint32_t> {
         *mag = m;
         return ok;
     }
-    static __device__ int fits_fast(uint32_t b, double p, uint64_t *mag) {
-        uint32_t m;
-        const int ok = falcon_fits32_fast(b, p, &m);
-        *mag = m;
-        return ok;
-    }
     static __device__ bool mag_not10(uint64_t mag) {
         return (uint32_t)mag % 10u != 0; /* mag < 10^6 */
     }
@@ -103,9 +97,6 @@ template <> struct FW<uint64_t> {
     }
     static __device__ int fits(uint64_t b, double p, uint64_t *mag) {
         return falcon_fits64(b, p, mag);
-    }
-    static __device__ int fits_fast(uint64_t b, double p, uint64_t *mag) {
-        return falcon_fits64_fast(b, p, mag);
     }
     static __device__ bool mag_not10(uint64_t mag) {
         return mag % 10u != 0;
@@ -419,8 +410,8 @@ __device__ uint32_t full_scale(const T *stage, uint32_t n) {
  * chunk's scale (proof at falcon_scan): kHolds: every value fits at A and
  * A = 0 or some value's integer there is not a multiple of 10, so the
  * scale is A; kTooSmall: some value does not fit at A (the warp stops at
- * the first pair of rows with one); kNoWitness: every value fits, every integer
- * is a multiple of 10 (then every alpha_i < A). */
+ * the first such row); kNoWitness: every value fits, every integer is a
+ * multiple of 10 (then every alpha_i < A). */
 enum GuessResult { kHolds, kTooSmall, kNoWitness };
 
 template <typename T>
@@ -429,25 +420,18 @@ __device__ GuessResult try_scale(const T *stage, uint32_t n, int guess) {
     const uint32_t lane = threadIdx.x & 31;
     const double p = falcon_pow10(guess);
     bool witness = guess == 0;
-    /* two rows per vote: two independent branch-free chains per lane (the
-     * step is a chain of dependent floating-point operations); a value
-     * the fast test leaves undecided (near a tie) takes the division */
 #pragma unroll 1
-    for (uint32_t i0 = 0; i0 < n; i0 += 64) {
-        const uint32_t i = i0 + lane, j = i + 32;
-        const T a = i < n ? stage[stage_slot(i)] : (T)0; /* 0 fits */
-        const T b = j < n ? stage[stage_slot(j)] : (T)0;
-        uint64_t ma, mb;
-        int fa = F::fits_fast(a, p, &ma);
-        int fb = F::fits_fast(b, p, &mb);
-        if (fa < 0)
-            fa = F::fits(a, p, &ma);
-        if (fb < 0)
-            fb = F::fits(b, p, &mb);
-        if (!__all_sync(FZ_FULL_MASK, fa && fb))
+    for (uint32_t i0 = 0; i0 < n; i0 += 32) {
+        const uint32_t i = i0 + lane;
+        bool fit = true;
+        if (i < n) {
+            uint64_t mag;
+            fit = F::fits(stage[stage_slot(i)], p, &mag);
+            if (!witness)
+                witness = F::mag_not10(mag);
+        }
+        if (!__all_sync(FZ_FULL_MASK, fit))
             return kTooSmall;
-        if (!witness)
-            witness = F::mag_not10(ma) || F::mag_not10(mb);
     }
     return __any_sync(FZ_FULL_MASK, witness) ? kHolds : kNoWitness;
 }

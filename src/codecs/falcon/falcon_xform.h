@@ -27,7 +27,6 @@
 #ifndef FALCON_XFORM_H
 #define FALCON_XFORM_H
 
-#include <math.h>
 #include <string.h>
 
 #include "../../common/fz_portable.h"
@@ -66,13 +65,6 @@ static FZ_HD double falcon_div(double a, double b) {
     return __ddiv_rn(a, b);
 #else
     return a / b;
-#endif
-}
-static FZ_HD double falcon_fma(double a, double b, double c) {
-#if defined(__CUDA_ARCH__)
-    return __fma_rn(a, b, c);
-#else
-    return fma(a, b, c);
 #endif
 }
 static FZ_HD float falcon_divf(float a, float b) {
@@ -137,78 +129,6 @@ static FZ_HD int falcon_digits(uint64_t m) {
 }
 
 /* -------------------------------------------------------- decimal place */
-/* Division-free forms of the step's read-back test, fl(r / p) == v, for
- * r = round(t) >= 1, t = fl(v p) < 2^52, p = 10^a exact, v > 0 normal:
- * 1 or 0 when decided, -1 when not (then divide). The quotient reads back
- * as v iff it lies in v's rounding interval, so compare |r - v p| with
- * h = p ulp(v) / 2 (exact: p times a power of two), or h / 2 below a power
- * of two v (the gap below it is half as wide):
- *  - v p = t + e exactly, e = fma(v, p, -t) (the error of a product is a
- *    double; v >= 2^-75 when r >= 1, so nothing underflows);
- *  - r - t is exact (Sterbenz: t/2 <= r <= 2t when r = round(t) >= 1), so
- *    delta = fl((r - t) - e) = (r - v p)(1 + eps) with |eps| <= 2^-53, of
- *    the sign of r - v p (the side of v the quotient is on);
- *  - |delta| < fl(h (1 - 2^-50)) implies |r - v p| < h: the quotient is
- *    strictly inside v's interval and reads back as v; |delta| >
- *    fl(h (1 + 2^-50)) implies |r - v p| > h: strictly outside, it does
- *    not; in between (possibly a tie, rounded to even) it is undecided.
- * The binary32 form is exact: v p has at most 24 + 24 significant bits
- * (10^a = 2^a 5^a, 5^10 < 2^24), so t = v p, delta = r - t exactly, and
- * only a tie (|delta| = h) is left undecided. The GPU uses them (a
- * division is a long dependent chain there); the CPU divides. Computed
- * without branches, on any input (the result then means nothing). */
-static FZ_HD int falcon_quotient_test64(double v, double p, double r,
-                                        double t) {
-    const uint64_t vb = falcon_double_bits(v);
-    const double e = falcon_fma(v, p, -t);
-    const double delta = falcon_add(falcon_add(r, -t), -e);
-    const double half_ulp =
-        falcon_as_double((vb & 0x7FF0000000000000ull) - (53ull << 52));
-    const double h = falcon_mul(p, half_ulp);
-    const int below_pow2 = (vb & 0xFFFFFFFFFFFFFull) == 0 && delta < 0;
-    const double w = below_pow2 ? falcon_mul(h, 0.5) : h;
-    const double ad = delta < 0 ? -delta : delta;
-    return ad < falcon_mul(w, 1.0 - 0x1p-50)   ? 1
-           : ad > falcon_mul(w, 1.0 + 0x1p-50) ? 0
-                                               : -1;
-}
-static FZ_HD int falcon_quotient_test32(uint32_t vbits, double p, double r,
-                                        double t) {
-    const double delta = falcon_add(r, -t);
-    const uint64_t field = (vbits >> 23) & 0xFFu; /* E + 127 */
-    const double half_ulp =
-        falcon_as_double((field + 1023u - 127u - 24u) << 52); /* 2^(E - 24) */
-    const double h = falcon_mul(p, half_ulp);
-    const int below_pow2 = (vbits & 0x7FFFFFu) == 0 && delta < 0;
-    const double w = below_pow2 ? falcon_mul(h, 0.5) : h;
-    const double ad = delta < 0 ? -delta : delta;
-    return ad < w ? 1 : ad > w ? 0 : -1;
-}
-
-/* fl(r / p) == v (binary64), as the decoder computes it. */
-static FZ_HD int falcon_reads_back64(double v, double p, double r, double t) {
-#if defined(__CUDA_ARCH__)
-    const int fast = falcon_quotient_test64(v, p, r, t);
-    if (fast >= 0)
-        return fast;
-#else
-    (void)t;
-#endif
-    return falcon_div(r, p) == v;
-}
-
-/* fl32(r / p) == vf (binary32 division of exact binary32 operands). */
-static FZ_HD int falcon_reads_back32(float vf, double p, double r, double t) {
-#if defined(__CUDA_ARCH__)
-    const int fast = falcon_quotient_test32(falcon_float_bits(vf), p, r, t);
-    if (fast >= 0)
-        return fast;
-#else
-    (void)t;
-#endif
-    return falcon_divf((float)r, (float)p) == vf;
-}
-
 /* One step of the search at p = 10^a (exact): 1 when a is accepted (the
  * integer in *mag), 0 when it is not, -1 when t >= 10^D (then no a' >= a
  * is accepted either: t grows with a). */
@@ -219,8 +139,7 @@ static FZ_HD int falcon_step64(double v, double p, uint64_t *mag) {
         return -1;
     const double r = falcon_round(t);
     const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
-    if (d < falcon_mul(t, 0x1p-51) && r < limit &&
-        falcon_reads_back64(v, p, r, t)) {
+    if (d < falcon_mul(t, 0x1p-51) && r < limit && falcon_div(r, p) == v) {
         *mag = (uint64_t)r;
         return 1;
     }
@@ -237,7 +156,7 @@ static FZ_HD int falcon_step32(float vf, double p, uint32_t *mag) {
     const double r = falcon_round(t);
     const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
     if (d < falcon_mul(t, 0x1p-23) && r < limit &&
-        falcon_reads_back32(vf, p, r, t)) {
+        falcon_divf((float)r, (float)p) == vf) {
         *mag = (uint32_t)r;
         return 1;
     }
@@ -321,38 +240,6 @@ static FZ_HD int falcon_fits32(uint32_t bits, double p, uint32_t *mag) {
     if (e == 0 || e == 0xFF)
         return 0;
     return falcon_step32(falcon_as_float(abs), p, mag) > 0;
-}
-
-/* falcon_fits* without branches, for the GPU's guess pass (several values
- * in flight per lane): 1 or 0 as falcon_fits*, -1 when the read-back test
- * was undecided (then ask falcon_fits*). *mag as falcon_fits* when 1. */
-static FZ_HD int falcon_fits64_fast(uint64_t bits, double p, uint64_t *mag) {
-    const double limit = (double)FALCON_LIMIT64;
-    const uint64_t abs = bits & 0x7FFFFFFFFFFFFFFFull;
-    const uint32_t e = (uint32_t)(abs >> 52);
-    const double v = falcon_as_double(abs);
-    const double t = falcon_mul(v, p);
-    const double r = falcon_round(t);
-    const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
-    const int near = e != 0 && e != 0x7FF && t < limit &&
-                     d < falcon_mul(t, 0x1p-51) && r < limit && r >= 1.0;
-    *mag = near ? (uint64_t)r : 0;
-    const int back = falcon_quotient_test64(v, p, r, t);
-    return bits == 0 ? 1 : near ? back : 0;
-}
-
-static FZ_HD int falcon_fits32_fast(uint32_t bits, double p, uint32_t *mag) {
-    const double limit = (double)FALCON_LIMIT32;
-    const uint32_t abs = bits & 0x7FFFFFFFu;
-    const uint32_t e = abs >> 23;
-    const double t = falcon_mul((double)falcon_as_float(abs), p);
-    const double r = falcon_round(t);
-    const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
-    const int near = e != 0 && e != 0xFF && t < limit &&
-                     d < falcon_mul(t, 0x1p-23) && r < limit && r >= 1.0;
-    *mag = near ? (uint32_t)r : 0;
-    const int back = falcon_quotient_test32(abs, p, r, t);
-    return bits == 0 ? 1 : near ? back : 0;
 }
 
 /* ------------------------------------------------------- chunk decision */
