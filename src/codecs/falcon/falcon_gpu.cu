@@ -9,12 +9,13 @@
  *    over the stage and a warp reduction. Lane L then takes the 32 consecutive
  * deltas of values 32L + 1 .. 32L + 32: its words of every bit-plane (the
  * plane's bytes 4L..4L+3) are one or two 32 x 32 bit transposes of them, kept
- * in shared memory for the size pass and the write pass. The output offset
- * comes from the decoupled look-back as soon as the chunk's size is known; the
- * chunk is then written straight to its place. The decoder stages the encoded
- * chunk, parses the planes into shared memory, transposes back, sums the deltas
- * in the lane and across the lanes once, and writes the values coalesced from
- * the stage.
+ * in shared memory for the size pass and the write pass. The chunk's size is
+ * published to the decoupled look-back as soon as it is known; its offset is
+ * resolved, and the chunk written straight to its place, after the warp's
+ * next chunk is coded (write-behind, two buffers per warp). The decoder stages
+ * the encoded chunk, parses the planes into shared memory, transposes back,
+ * sums the deltas in the lane and across the lanes once, and writes the values
+ * coalesced from the stage.
  *  - the reference kernel: one warp per chunk in which lane 0 runs the
  *    CPU's own chunk coder (falcon_chunk.h) in shared memory. Slow; it is
  *    what the warp kernel is checked against. Selected with the environment
