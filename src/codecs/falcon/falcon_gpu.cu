@@ -768,11 +768,25 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
         } else {
             if (size - pos < B)
                 return true;
+            const uint32_t k0 = 4u * (uint32_t)lane;
+            if (k0 + 4 <= B) {
+                /* the lane's 4 bytes from the aligned words around them:
+                 * both lie in the stage (its end is 16-byte aligned and at
+                 * or after in + size, so at or after the 4 bytes' word
+                 * end) and above the planes written so far (the room test
+                 * gives in + pos >= 128 (k + 1), and the first word starts
+                 * at most 3 bytes before in + pos) */
+                const uint8_t *at = in + pos + k0;
+                const uint32_t sh = (uint32_t)((uintptr_t)at & 3u);
+                const uint32_t *w = reinterpret_cast<const uint32_t *>(at - sh);
+                word = __funnelshift_r(w[0], sh ? w[1] : 0u, 8 * sh);
+            } else {
 #pragma unroll
-            for (int r = 0; r < 4; r++) {
-                const uint32_t k = 4 * lane + r;
-                if (k < B)
-                    word |= (uint32_t)in[pos + k] << (8 * r);
+                for (int r = 0; r < 4; r++) {
+                    const uint32_t k = k0 + r;
+                    if (k < B)
+                        word |= (uint32_t)in[pos + k] << (8 * r);
+                }
             }
             nnz = __reduce_add_sync(FZ_FULL_MASK, __popc(nonzero4(word)));
             if (falcon_sparse(B, nnz))

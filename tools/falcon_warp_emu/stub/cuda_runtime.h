@@ -122,6 +122,10 @@ inline int __ffs(int x) {
     return __builtin_ffs(x);
 }
 inline void __nanosleep(unsigned) {}
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+    const unsigned long long both = (unsigned long long)hi << 32 | lo;
+    return (unsigned)(both >> (shift & 31u));
+}
 inline unsigned atomicAdd(unsigned *p, unsigned v) {
     const unsigned o = *p;
     *p = o + v;
