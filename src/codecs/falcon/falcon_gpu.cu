@@ -420,21 +420,20 @@ __device__ GuessResult try_scale(const T *stage, uint32_t n, int guess) {
     typedef FW<T> F;
     const uint32_t lane = threadIdx.x & 31;
     const double p = falcon_pow10(guess);
-    bool witness = guess == 0;
+    bool witness = guess == 0; /* warp-uniform: looked for until found */
 #pragma unroll 1
     for (uint32_t i0 = 0; i0 < n; i0 += 32) {
         const uint32_t i = i0 + lane;
         bool fit = true;
-        if (i < n) {
-            uint64_t mag;
+        uint64_t mag = 0;
+        if (i < n)
             fit = F::fits(stage[stage_slot(i)], p, &mag);
-            if (!witness)
-                witness = F::mag_not10(mag);
-        }
         if (!__all_sync(FZ_FULL_MASK, fit))
             return kTooSmall;
+        if (!witness)
+            witness = __any_sync(FZ_FULL_MASK, F::mag_not10(mag));
     }
-    return __any_sync(FZ_FULL_MASK, witness) ? kHolds : kNoWitness;
+    return witness ? kHolds : kNoWitness;
 }
 
 /* Tries of try_scale per chunk before the full scan. */
