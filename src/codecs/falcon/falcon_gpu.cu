@@ -686,9 +686,12 @@ __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
 }
 
 /* Decode one encoded chunk (size < raw, its bytes at in, staged at the end
- * of the stage by stage_bytes) into the stage: value i at stage_slot(i).
- * Returns true (every lane) when the chunk is not one the encoder writes.
- * Reads only in[0..size).
+ * of the stage by stage_bytes) into out (coalesced; this lane's share of
+ * the chunk hash added to *hsum); a Case 2 chunk's values also into the
+ * stage (value i at stage_slot(i)), for the caller's canonical check.
+ * Returns true (every lane) when the chunk is not one the encoder writes;
+ * the last checks come with the output, so a rejected chunk may have
+ * written out (the call fails). Of the stream it reads only in[0..size).
  *
  * The parsed planes share the stage: the k-th plane of the stream (plane
  * q = width - 1 - k) goes to bytes [128 k, 128 k + 128) (planes), below the
@@ -702,7 +705,8 @@ __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
  * is not canonical and is rejected there, as it would be later. */
 template <typename T>
 __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
-                            uint32_t *planes, T *stage) {
+                            uint32_t *planes, T *stage, T *out,
+                            uint32_t *hsum) {
     typedef FW<T> F;
     const int lane = threadIdx.x & 31;
     if (size < FALCON_HEAD_BYTES)
@@ -818,8 +822,8 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
     const T s0 = scale == FALCON_CASE2 ? u0 : F::unzz(u0);
     const T before = (T)(s0 + warp_incl_sum<T>(part) - part);
     /* the integers into the stage, then one rolled pass checks them and
-     * turns them into values in place: the inverse (a division) is long
-     * code, which 32 unrolled copies made an instruction-cache burden */
+     * writes the values out: the inverse (a division) is long code, which
+     * 32 unrolled copies made an instruction-cache burden */
 #pragma unroll
     for (int b = 0; b < 32; b++) {
         const uint32_t i = firsti + b;
@@ -839,7 +843,11 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
             if (!tight)
                 tight = F::not10(s);
         }
-        stage[stage_slot(i)] = F::inv(s, scale, p);
+        const T v = F::inv(s, scale, p);
+        if (scale == FALCON_CASE2)
+            stage[stage_slot(i)] = v;
+        out[i] = v;
+        *hsum += F::hash(v, i);
     }
     return !__all_sync(FZ_FULL_MASK, ok) || !__any_sync(FZ_FULL_MASK, tight);
 }
@@ -902,18 +910,14 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
                             kStageSlots * (uint32_t)sizeof(T) / 4);
             __syncwarp();
             const bool case2 = size > 0 && bytes[0] == FALCON_CASE2;
-            if (decode_warp<T>(bytes, (uint32_t)size, n, planes, stage)) {
+            if (decode_warp<T>(bytes, (uint32_t)size, n, planes, stage, out,
+                               &hsum)) {
                 if (lane == 0)
                     fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
                 continue;
             }
-            __syncwarp(); /* the stage holds the values */
-            for (uint32_t i = lane; i < n; i += 32) {
-                const T v = stage[stage_slot(i)];
-                out[i] = v;
-                hsum += F::hash(v, i);
-            }
             if (case2) {
+                __syncwarp(); /* the stage holds the values */
                 /* canonical: the encoder chooses Case 2 only when Case 1
                  * is impossible */
                 if (full_scale<T>(stage, n) != FALCON_CASE2) {
