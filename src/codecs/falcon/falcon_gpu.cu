@@ -687,11 +687,10 @@ __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
 
 /* Decode one encoded chunk (size < raw, its bytes at in, staged at the end
  * of the stage by stage_bytes) into out (coalesced; this lane's share of
- * the chunk hash added to *hsum); a Case 2 chunk's values also into the
- * stage (value i at stage_slot(i)), for the caller's canonical check.
- * Returns true (every lane) when the chunk is not one the encoder writes;
- * the last checks come with the output, so a rejected chunk may have
- * written out (the call fails). Of the stream it reads only in[0..size).
+ * the chunk hash added to *hsum). Returns true (every lane) when the chunk
+ * is not one the encoder writes; the last checks come with the output, so
+ * a rejected chunk may have written out (the call fails). Of the stream it
+ * reads only in[0..size).
  *
  * The parsed planes share the stage: the k-th plane of the stream (plane
  * q = width - 1 - k) goes to bytes [128 k, 128 k + 128) (planes), below the
@@ -844,12 +843,19 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
                 tight = F::not10(s);
         }
         const T v = F::inv(s, scale, p);
-        if (scale == FALCON_CASE2)
+        if (scale == FALCON_CASE2) /* for the canonical check below */
             stage[stage_slot(i)] = v;
         out[i] = v;
         *hsum += F::hash(v, i);
     }
-    return !__all_sync(FZ_FULL_MASK, ok) || !__any_sync(FZ_FULL_MASK, tight);
+    if (!__all_sync(FZ_FULL_MASK, ok) || !__any_sync(FZ_FULL_MASK, tight))
+        return true;
+    if (scale != FALCON_CASE2)
+        return false;
+    /* canonical Case 2: the encoder chooses it only when Case 1 is
+     * impossible, so the scan of the decoded values must say Case 2 */
+    __syncwarp(); /* the stage holds the values */
+    return full_scale<T>(stage, n) != FALCON_CASE2;
 }
 
 template <typename T>
@@ -909,22 +915,11 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
                 stage_bytes(in, (uint32_t)size, a.src + a.src_size, planes,
                             kStageSlots * (uint32_t)sizeof(T) / 4);
             __syncwarp();
-            const bool case2 = size > 0 && bytes[0] == FALCON_CASE2;
             if (decode_warp<T>(bytes, (uint32_t)size, n, planes, stage, out,
                                &hsum)) {
                 if (lane == 0)
                     fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
                 continue;
-            }
-            if (case2) {
-                __syncwarp(); /* the stage holds the values */
-                /* canonical: the encoder chooses Case 2 only when Case 1
-                 * is impossible */
-                if (full_scale<T>(stage, n) != FALCON_CASE2) {
-                    if (lane == 0)
-                        fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
-                    continue;
-                }
             }
         }
         if (verify) {
