@@ -65,7 +65,7 @@ typedef enum fz_status {
     FZ_ERR_TRUNCATED = 104,       /* stream shorter than it says */
     FZ_ERR_TABLE_CHECKSUM = 105,  /* chunk table corrupted */
     FZ_ERR_CORRUPT_CHUNK = 106,   /* a chunk's payload is inconsistent */
-    FZ_ERR_DATA_CHECKSUM = 107,   /* decoded chunk differs from original */
+    FZ_ERR_DATA_CHECKSUM = 107,   /* chunk data fails its checksum */
     /* environment */
     FZ_ERR_NO_CUDA = 200, /* library built without the CUDA backend */
     FZ_ERR_NO_GPU = 201,  /* CUDA backend present but no usable device */

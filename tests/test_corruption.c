@@ -417,8 +417,10 @@ static void test_codec_fields(void) {
     expect_header_invalid(&h, "codec 0");
     h = base, h.codec = 77;
     expect_header_invalid(&h, "codec 77");
-    h = base, h.codec_version = 2;
-    expect_header_invalid(&h, "codec version 2");
+    h = base, h.codec_version = SLEEK_CODEC_VERSION + 1;
+    expect_header_invalid(&h, "codec version above the newest");
+    h = base, h.codec_version = SLEEK_CODEC_VERSION_MIN - 1;
+    expect_header_invalid(&h, "codec version below the oldest");
     h = base, h.codec_params[1] = 5;
     expect_header_invalid(&h, "codec params");
     h = base, h.chunk_bytes = 4096, h.chunk_count = 1;
@@ -558,20 +560,25 @@ static hand_chunk hand_encode(fz_dtype dtype, uint32_t n) {
     return c;
 }
 
-static uint8_t *hand_stream(const hand_chunk *c, uint32_t sum_xor,
-                            size_t *size) {
+/* A stream of the chunk at codec version `version`: version 1 checksums
+ * the decoded bytes, version 2 the stored payload. */
+static uint8_t *hand_stream(const hand_chunk *c, uint32_t version,
+                            uint32_t sum_xor, size_t *size) {
     fz_header h = header_for(c->dtype, c->n, 1);
+    h.codec_version = version;
     const size_t bytes = c->n * tu_dtype_size(c->dtype);
     uint32_t sizes[1] = {c->size};
-    uint32_t sums[1] = {fz_hash_bytes(c->expect, bytes) ^ sum_xor};
+    uint32_t sums[1] = {(version >= 2 ? fz_hash_bytes(c->payload, c->size)
+                                      : fz_hash_bytes(c->expect, bytes)) ^
+                        sum_xor};
     return build_stream(&h, sizes, sums, c->payload, size);
 }
 
-static fz_status hand_decode(const hand_chunk *c, uint32_t sum_xor,
-                             uint32_t flags) {
+static fz_status hand_decode_version(const hand_chunk *c, uint32_t version,
+                                     uint32_t sum_xor, uint32_t flags) {
     size_t size = 0, got = 0;
     const size_t bytes = c->n * tu_dtype_size(c->dtype);
-    uint8_t *s = hand_stream(c, sum_xor, &size);
+    uint8_t *s = hand_stream(c, version, sum_xor, &size);
     tu_buf dst = tu_buf_alloc(bytes);
     fz_decode_options o = tu_decode_opts(1, flags);
     fz_status st = fz_decompress(s, size, dst.data, bytes, &o, &got);
@@ -585,13 +592,20 @@ static fz_status hand_decode(const hand_chunk *c, uint32_t sum_xor,
     return st;
 }
 
+static fz_status hand_decode(const hand_chunk *c, uint32_t sum_xor,
+                             uint32_t flags) {
+    return hand_decode_version(c, SLEEK_CODEC_VERSION, sum_xor, flags);
+}
+
 static void hand_chunk_cases(fz_dtype dtype, uint32_t n) {
     tu_context("hand-encoded chunk %s n=%u", tu_dtype_name(dtype), n);
     hand_chunk c = hand_encode(dtype, n);
     CHECK(c.size < n * tu_dtype_size(dtype)); /* an encoded chunk */
-    CHECK_OK(hand_decode(&c, 0, 0));
-    CHECK_STATUS(hand_decode(&c, 1, 0), FZ_ERR_DATA_CHECKSUM);
-    CHECK_OK(hand_decode(&c, 1, FZ_DECODE_SKIP_CHECKSUM));
+    for (uint32_t v = SLEEK_CODEC_VERSION_MIN; v <= SLEEK_CODEC_VERSION; v++) {
+        CHECK_OK(hand_decode_version(&c, v, 0, 0));
+        CHECK_STATUS(hand_decode_version(&c, v, 1, 0), FZ_ERR_DATA_CHECKSUM);
+        CHECK_OK(hand_decode_version(&c, v, 1, FZ_DECODE_SKIP_CHECKSUM));
+    }
 
     hand_chunk bad = c; /* a padding value (past n) that is not +0.0 */
     bad.payload[SLEEK_WIDTHS_BYTES + n / 8] |= (uint8_t)(1u << (n % 8));

@@ -36,7 +36,7 @@ static void inspect_case(fz_dtype dtype, uint32_t ndims, const uint64_t *dims,
     CHECK_EQ_U64(info.params.flags, flags);
     CHECK_EQ_U64(info.has_checksums, !(flags & FZ_FLAG_NO_CHECKSUM));
     CHECK_EQ_U64(info.format_version, FZ_FORMAT_VERSION);
-    CHECK_EQ_U64(info.codec_version, 1);
+    CHECK_EQ_U64(info.codec_version, 2); /* sleek: payload checksums */
     CHECK_EQ_U64(info.original_bytes, bytes);
     CHECK_EQ_U64(info.compressed_bytes, size);
     CHECK_EQ_U64(info.chunk_bytes, 16384);

@@ -131,6 +131,11 @@ uint8_t *tu_compress(const fz_params *p, const void *src, size_t *size);
 /* Decode options: CPU, given threads and flags. */
 fz_decode_options tu_decode_opts(int32_t threads, uint32_t flags);
 
+/* Rewrite a `sleek` stream with data checksums (made by this library) as
+ * codec version 1, whose checksums cover the decoded bytes: `decoded` is
+ * what the stream decodes to. The streams earlier builds wrote. */
+void tu_sleek_to_version1(uint8_t *stream, size_t size, const void *decoded);
+
 /* Nonzero when built with AddressSanitizer (slow exhaustive loops shrink). */
 int tu_under_sanitizer(void);
 

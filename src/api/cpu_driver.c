@@ -282,6 +282,13 @@ static int decode_one(const fz_codec_cpu *codec, const fz_header *h,
     const uint8_t *in = src + fz_payload_offset(h) + offs[c];
     const size_t size = (size_t)(offs[c + 1] - offs[c]);
     uint8_t *out = dst + c * h->chunk_bytes;
+    const uint32_t entry = fz_table_entry_bytes(h->flags);
+    const uint32_t want =
+        verify ? fz_load32(src + FZ_HDR_BYTES + c * entry + 4) : 0;
+    const int payload_sum =
+        codec->checksum_covers_payload && codec->checksum_covers_payload(h);
+    if (verify && payload_sum && fz_hash_bytes(in, size) != want)
+        return FZS_DATA_CHECKSUM; /* before anything is decoded */
     if (size == raw) {
         memcpy(out, in, size);
     } else {
@@ -290,12 +297,8 @@ static int decode_one(const fz_codec_cpu *codec, const fz_header *h,
         if (s != FZS_OK)
             return s;
     }
-    if (verify) {
-        const uint32_t entry = fz_table_entry_bytes(h->flags);
-        uint32_t want = fz_load32(src + FZ_HDR_BYTES + c * entry + 4);
-        if (fz_hash_bytes(out, raw) != want)
-            return FZS_DATA_CHECKSUM;
-    }
+    if (verify && !payload_sum && fz_hash_bytes(out, raw) != want)
+        return FZS_DATA_CHECKSUM;
     return FZS_OK;
 }
 

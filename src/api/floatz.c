@@ -44,7 +44,7 @@ const char *fz_status_string(fz_status s) {
         return "corrupt stream: chunk table checksum mismatch";
     case FZ_ERR_CORRUPT_CHUNK: return "corrupt stream: invalid chunk data";
     case FZ_ERR_DATA_CHECKSUM:
-        return "corrupt stream: decoded data checksum mismatch";
+        return "corrupt stream: chunk data checksum mismatch";
     case FZ_ERR_NO_CUDA: return "library built without the CUDA backend";
     case FZ_ERR_NO_GPU: return "no usable CUDA device";
     case FZ_ERR_CUDA: return "CUDA runtime error";

@@ -28,8 +28,9 @@ typedef struct fz_codec_cpu {
     /* Encode nvalues (<= chunk) values at src into dst and return the
      * size. A size equal to the raw chunk bytes means dst holds the bytes
      * to store verbatim (what the decoder must return: for lossy modes the
-     * reconstruction, not the input). *checksum gets the hash
-     * (fz_hash_bytes) of the data the decoder will produce. */
+     * reconstruction, not the input). *checksum gets the chunk's data
+     * checksum (fz_hash_bytes): of what the decoder will produce, or of
+     * the stored payload where checksum_covers_payload says so. */
     size_t (*encode_chunk)(const fz_header *h, const void *src,
                            uint64_t nvalues, uint8_t *dst, uint32_t *checksum);
     /* Decode an encoded (not verbatim) chunk; FZS_* status. Must reject any
@@ -42,6 +43,10 @@ typedef struct fz_codec_cpu {
      * FZS_OK, FZS_INVALID_ARGUMENT, or FZS_UNSUPPORTED for a mode the
      * codec does not offer. */
     int (*check_params)(fz_header *h, const int32_t options[4]);
+    /* Whether this stream's data checksums cover each chunk's stored
+     * payload (checked before decoding) instead of the bytes it decodes
+     * to. NULL: the decoded bytes. */
+    int (*checksum_covers_payload)(const fz_header *h);
 } fz_codec_cpu;
 
 /* NULL if id is unknown. */

@@ -170,18 +170,20 @@ fz_lookback_resolve(unsigned long long *state, unsigned long long chunk,
 
 /* Chunk table entries, shared by every codec's kernels (one thread per
  * chunk). Writing: store the entry of chunk c and add its words to the
- * table hash. Reading: hash the entry read from the stream; returns the
- * stored data checksum (0 without checksums). */
+ * table hash; chunk_hash is the sum of the terms of the hashed_bytes / 4
+ * words its checksum covers (the decoded bytes, or sleek's payload).
+ * Reading: hash the entry read from the stream; returns the stored data
+ * checksum (0 without checksums). */
 static inline __device__ void fz_gpu_put_entry(const fz_gpu_args &a, uint64_t c,
                                                uint32_t size, int checksums,
                                                uint32_t chunk_hash,
-                                               uint64_t raw) {
+                                               uint64_t hashed_bytes) {
     const uint32_t entry = fz_table_entry_bytes(a.expect.flags);
     uint8_t *e = a.dst + FZ_HDR_BYTES + c * entry;
     uint32_t tsum = fz_hash_term(size, c * entry / 4);
     fz_store32(e, size);
     if (checksums) {
-        const uint32_t ck = fz_hash_final(chunk_hash, raw / 4);
+        const uint32_t ck = fz_hash_final(chunk_hash, hashed_bytes / 4);
         fz_store32(e + 4, ck);
         tsum += fz_hash_term(ck, c * 2 + 1);
     }

@@ -83,5 +83,5 @@ const fz_codec_cpu fz_falcon_cpu = {
     falcon_chunk_bytes,   falcon_encode_capacity,
     falcon_check_header,  NULL, /* lossless only */
     falcon_encode_chunk,  falcon_decode_chunk,
-    falcon_check_params,
+    falcon_check_params,  NULL, /* checksums cover the decoded bytes */
 };

@@ -185,5 +185,5 @@ const fz_codec_cpu fz_gfc_cpu = {
     gfc_chunk_bytes,   gfc_encode_capacity,
     gfc_check_header,  NULL, /* lossless only */
     gfc_encode_chunk,  gfc_decode_chunk,
-    gfc_check_params,
+    gfc_check_params,  NULL, /* checksums cover the decoded bytes */
 };

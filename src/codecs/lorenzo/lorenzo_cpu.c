@@ -684,5 +684,5 @@ const fz_codec_cpu fz_lorenzo_cpu = {
     lorenzo_chunk_bytes,  lorenzo_encode_capacity,
     lorenzo_check_header, lorenzo_effective_bound,
     lorenzo_encode_chunk, lorenzo_decode_chunk,
-    lorenzo_check_params,
+    lorenzo_check_params, NULL, /* checksums cover the decoded bytes */
 };

@@ -36,7 +36,8 @@ static uint64_t sleek_effective_bound(const fz_header *h, uint64_t abs_bits) {
 static int sleek_check_header(const fz_header *h) {
     int lossless;
     int32_t k;
-    if (h->codec_version != SLEEK_CODEC_VERSION ||
+    if (h->codec_version < SLEEK_CODEC_VERSION_MIN ||
+        h->codec_version > SLEEK_CODEC_VERSION ||
         h->chunk_bytes != SLEEK_CHUNK_BYTES)
         return FZS_CORRUPT_HEADER;
     for (int i = 0; i < 4; i++)
@@ -95,7 +96,6 @@ DEFINE_PACK(64, uint64_t)
         const sleek_q##W q = sleek_q##W##_make(lossless ? 0 : k);              \
         const uint64_t raw = nvalues * (W / 8);                                \
         uint8_t *out = dst + SLEEK_WIDTHS_BYTES;                               \
-        uint32_t hsum = 0;                                                     \
         for (uint32_t s = 0; s < SLEEK_SUBS; s++) {                            \
             uint64_t first = (uint64_t)s * V;                                  \
             uint32_t have =                                                    \
@@ -106,16 +106,7 @@ DEFINE_PACK(64, uint64_t)
                    (size_t)have * (W / 8));                                    \
             T maxv = 0;                                                        \
             for (uint32_t i = 0; i < V; i++) {                                 \
-                if (i < have) {                                                \
-                    T v = vals[i];                                             \
-                    vals[i] = MAP_FWD(W, lossless, q, v);                      \
-                    /* hash what the decoder will return */                    \
-                    hsum += fz_hash_value##W(                                  \
-                        lossless ? v : sleek_dequant##W(vals[i], q),           \
-                        first + i);                                            \
-                } else {                                                       \
-                    vals[i] = 0;                                               \
-                }                                                              \
+                vals[i] = i < have ? MAP_FWD(W, lossless, q, vals[i]) : 0;     \
                 maxv |= vals[i];                                               \
             }                                                                  \
             uint32_t n = sleek_width##W(maxv);                                 \
@@ -127,17 +118,21 @@ DEFINE_PACK(64, uint64_t)
             memcpy(out, packed, bytes);                                        \
             out += bytes;                                                      \
         }                                                                      \
-        *checksum = fz_hash_final(hsum, raw / 4);                              \
-        if ((uint64_t)(out - dst) < raw)                                       \
-            return (size_t)(out - dst);                                        \
-        /* verbatim: the values the decoder returns (the reconstruction) */    \
-        for (uint64_t i = 0; i < nvalues; i++) {                               \
-            T v;                                                               \
-            memcpy(&v, (const uint8_t *)src + i * (W / 8), W / 8);             \
-            v = lossless ? v : sleek_dequant##W(sleek_quant##W(v, q), q);      \
-            memcpy(dst + i * (W / 8), &v, W / 8);                              \
+        size_t size = (size_t)(out - dst);                                     \
+        if (size >= raw) {                                                     \
+            /* verbatim: what the decoder returns (the reconstruction) */      \
+            for (uint64_t i = 0; i < nvalues; i++) {                           \
+                T v;                                                           \
+                memcpy(&v, (const uint8_t *)src + i * (W / 8), W / 8);         \
+                v = lossless ? v : sleek_dequant##W(sleek_quant##W(v, q), q);  \
+                memcpy(dst + i * (W / 8), &v, W / 8);                          \
+            }                                                                  \
+            size = (size_t)raw;                                                \
         }                                                                      \
-        return (size_t)raw;                                                    \
+        /* version 2: the checksum covers the stored payload */                \
+        *checksum =                                                            \
+            h->flags & FZ_HDR_FLAG_CHECKSUMS ? fz_hash_bytes(dst, size) : 0;   \
+        return size;                                                           \
     }                                                                          \
     static int decode##W(const fz_header *h, const uint8_t *src, size_t size,  \
                          void *dst, uint64_t nvalues) {                        \
@@ -217,11 +212,16 @@ static int sleek_check_params(fz_header *h, const int32_t options[4]) {
     return FZS_OK;
 }
 
+/* Version 2 streams checksum the stored payload (sleek_xform.h). */
+static int sleek_checksum_covers_payload(const fz_header *h) {
+    return h->codec_version >= 2;
+}
+
 const fz_codec_cpu fz_sleek_cpu = {
-    SLEEK_CODEC_ID,      SLEEK_CODEC_VERSION,
-    SLEEK_CODEC_VERSION, "sleek",
-    sleek_chunk_bytes,   sleek_encode_capacity,
-    sleek_check_header,  sleek_effective_bound,
-    sleek_encode_chunk,  sleek_decode_chunk,
-    sleek_check_params,
+    SLEEK_CODEC_ID,          SLEEK_CODEC_VERSION,
+    SLEEK_CODEC_VERSION_MIN, "sleek",
+    sleek_chunk_bytes,       sleek_encode_capacity,
+    sleek_check_header,      sleek_effective_bound,
+    sleek_encode_chunk,      sleek_decode_chunk,
+    sleek_check_params,      sleek_checksum_covers_payload,
 };

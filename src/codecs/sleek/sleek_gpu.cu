@@ -54,11 +54,6 @@ template <> struct Map<uint32_t> {
     __device__ bool valid(uint32_t x) const {
         return lossless || sleek_code_valid32(x, q);
     }
-    /* The quantizer's code, and in *r what decoding returns for it (for the
-     * encoder's checksum; no dequantization of the code). */
-    __device__ uint32_t quant_recon(uint32_t x, uint32_t *r) const {
-        return sleek_quant32_recon(x, q, r);
-    }
 };
 template <> struct Map<uint64_t> {
     bool lossless;
@@ -72,9 +67,6 @@ template <> struct Map<uint64_t> {
     }
     __device__ bool valid(uint64_t x) const {
         return lossless || sleek_code_valid64(x, q);
-    }
-    __device__ uint64_t quant_recon(uint64_t x, uint64_t *r) const {
-        return sleek_quant64_recon(x, q, r);
     }
 };
 
@@ -297,9 +289,10 @@ __device__ void zero_span(uint8_t *buf, uint32_t first, uint32_t last) {
     }
 }
 
-/* Partial checksum of this lane's values of its warp's subchunks: word
- * positions are value indices (x2 for f64). Full chunks skip the bounds
- * test, which is a large share of the per-value work. */
+/* Partial checksum of this lane's values of its warp's subchunks (the
+ * decoded bytes: version-1 streams): word positions are value indices (x2
+ * for f64). Full chunks skip the bounds test, a large share of the
+ * per-value work. */
 template <typename T>
 __device__ uint32_t lane_hash(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
                               uint32_t nvals) {
@@ -362,24 +355,54 @@ __device__ uint32_t block_sum_to_thread0(uint32_t x, uint32_t *sm) {
     return total;
 }
 
+/* This thread's part of the checksum of a 16-byte-aligned shared region
+ * of `bytes` (a multiple of 4): 16-byte pieces, then the last words. */
+__device__ uint32_t region_hash(const uint8_t *buf, uint32_t bytes) {
+    uint32_t h = 0;
+    for (uint32_t i = threadIdx.x; i < bytes / 16; i += kThreads) {
+        const uint4 q = reinterpret_cast<const uint4 *>(buf)[i];
+        h += fz_hash_term(q.x, 4 * i) + fz_hash_term(q.y, 4 * i + 1) +
+             fz_hash_term(q.z, 4 * i + 2) + fz_hash_term(q.w, 4 * i + 3);
+    }
+    for (uint32_t i = bytes / 16 * 4 + threadIdx.x; i < bytes / 4;
+         i += kThreads)
+        h += fz_hash_term(reinterpret_cast<const uint32_t *>(buf)[i], i);
+    return h;
+}
+
 /* Copy `bytes` (a multiple of 4) from shared to global: 16-byte pieces when
- * aligned, else 8-byte, and the odd last word of a partial last chunk. */
-__device__ void copy_out(const uint8_t *buf, uint8_t *dst, uint32_t bytes) {
-    uint32_t done;
+ * aligned, else 8-byte, and the odd last word of a partial last chunk.
+ * With `hash`, returns this thread's part of the checksum of the bytes
+ * (word positions from the start of buf), hashed as they pass. */
+__device__ uint32_t copy_out(const uint8_t *buf, uint8_t *dst, uint32_t bytes,
+                             bool hash) {
+    uint32_t done, h = 0;
     if (((uintptr_t)dst & 15) == 0) {
         done = bytes / 16 * 16;
-        for (uint32_t i = threadIdx.x; i < bytes / 16; i += kThreads)
-            __stcs(reinterpret_cast<uint4 *>(dst) + i,
-                   reinterpret_cast<const uint4 *>(buf)[i]);
+        for (uint32_t i = threadIdx.x; i < bytes / 16; i += kThreads) {
+            const uint4 q = reinterpret_cast<const uint4 *>(buf)[i];
+            __stcs(reinterpret_cast<uint4 *>(dst) + i, q);
+            if (hash)
+                h += fz_hash_term(q.x, 4 * i) + fz_hash_term(q.y, 4 * i + 1) +
+                     fz_hash_term(q.z, 4 * i + 2) +
+                     fz_hash_term(q.w, 4 * i + 3);
+        }
     } else {
         done = bytes / 8 * 8;
-        for (uint32_t i = threadIdx.x; i < bytes / 8; i += kThreads)
-            reinterpret_cast<unsigned long long *>(dst)[i] =
-                reinterpret_cast<const unsigned long long *>(buf)[i];
+        for (uint32_t i = threadIdx.x; i < bytes / 8; i += kThreads) {
+            const uint2 q = reinterpret_cast<const uint2 *>(buf)[i];
+            reinterpret_cast<uint2 *>(dst)[i] = q;
+            if (hash)
+                h += fz_hash_term(q.x, 2 * i) + fz_hash_term(q.y, 2 * i + 1);
+        }
     }
-    for (uint32_t i = done + 4 * threadIdx.x; i < bytes; i += 4 * kThreads)
-        *reinterpret_cast<uint32_t *>(dst + i) =
-            *reinterpret_cast<const uint32_t *>(buf + i);
+    for (uint32_t i = done + 4 * threadIdx.x; i < bytes; i += 4 * kThreads) {
+        const uint32_t w = *reinterpret_cast<const uint32_t *>(buf + i);
+        *reinterpret_cast<uint32_t *>(dst + i) = w;
+        if (hash)
+            h += fz_hash_term(w, i / 4);
+    }
+    return h;
 }
 
 __device__ uint64_t chunk_raw_bytes(uint64_t original, uint64_t c) {
@@ -397,8 +420,8 @@ struct __align__(16) CompressShared {
      * share an SM. */
     uint8_t buf[3][SLEEK_WIDTHS_BYTES + SLEEK_CHUNK_BYTES + 16];
     uint8_t widths[SLEEK_SUBS];
-    uint32_t hash[kWarps];
-    unsigned long long next;        /* ticket after the current chunk */
+    uint32_t payload_hash;   /* of the chunk written last, warps adding */
+    unsigned long long next; /* ticket after the current chunk */
     unsigned long long prev_offset; /* where the previous chunk goes */
 };
 /* Decoding streams the next chunk in while this one is decoded (a third
@@ -456,10 +479,12 @@ __device__ void prefetch_raw(const fz_gpu_args &a, uint64_t c, uint8_t *stage) {
 }
 
 /* The deferred half of a chunk: resolve its offset (warp 0), then write
- * its encoded bytes. Called one iteration after the chunk was encoded, so
+ * its stored bytes, adding their checksum (with checksums) into
+ * bs.payload_hash. Called one iteration after the chunk was encoded, so
  * its predecessors have usually published their prefixes by then. */
 __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
-                            uint64_t c, uint32_t size, const uint8_t *buf) {
+                            uint64_t c, uint32_t size, const uint8_t *buf,
+                            bool checksums) {
     if ((threadIdx.x >> 5) == 0) {
         unsigned long long excl = fz_lookback_resolve(a.lookback, c, size);
         if (threadIdx.x == 0) {
@@ -475,7 +500,22 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
             fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
         return;
     }
-    copy_out(buf, a.dst + at, size);
+    uint32_t h = copy_out(buf, a.dst + at, size, checksums);
+    if (checksums) {
+        h = __reduce_add_sync(FZ_FULL_MASK, h);
+        if ((threadIdx.x & 31) == 0)
+            atomicAdd(&bs.payload_hash, h);
+    }
+}
+
+/* The table entry of the chunk written last, once every warp has added
+ * its part of the payload checksum (after a barrier); thread 0. */
+__device__ void put_written_entry(const fz_gpu_args &a, CompressShared &bs,
+                                  uint64_t c, uint32_t size, bool checksums) {
+    if (threadIdx.x == 0 && c != ~0ull) {
+        fz_gpu_put_entry(a, c, size, checksums, bs.payload_hash, size);
+        bs.payload_hash = 0;
+    }
 }
 
 /* Which compression launch: lossless or ABS (kPlain); REL on a sampled
@@ -484,30 +524,19 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
 enum Pass { kPlain, kTrack, kRedo };
 
 /* Transform this lane's values of its warp's subchunks in place and store
- * the subchunk widths. HASH (quantizing with checksums): also hash what
- * decoding returns, computed with the code, for every value including the
- * +0.0 padding of a partial chunk (padding_hash takes that back out). */
-template <typename T, bool HASH>
+ * the subchunk widths. */
+template <typename T>
 __device__ void transform_lane(T (&v)[kSubsPerWarp][Layout<T>::VPL],
                                const Map<T> &map, CompressShared &bs,
-                               uint32_t (&width)[kSubsPerWarp],
-                               uint32_t *hsum) {
+                               uint32_t (&width)[kSubsPerWarp]) {
     typedef Layout<T> L;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const uint32_t base = warp * kSubsPerWarp * L::V + lane * L::VPL;
-    uint32_t h = 0;
 #pragma unroll
     for (int j = 0; j < kSubsPerWarp; j++) {
         T any = 0;
 #pragma unroll
         for (int e = 0; e < L::VPL; e++) {
-            if (HASH) {
-                T r;
-                v[j][e] = map.quant_recon(v[j][e], &r);
-                h += Word<T>::hash(r, base + j * L::V + e);
-            } else {
-                v[j][e] = map.fwd(v[j][e]);
-            }
+            v[j][e] = map.fwd(v[j][e]);
             any |= v[j][e];
         }
         const T all = Word<T>::warp_or(any);
@@ -516,23 +545,6 @@ __device__ void transform_lane(T (&v)[kSubsPerWarp][Layout<T>::VPL],
         if (lane == 0)
             bs.widths[warp * kSubsPerWarp + j] = (uint8_t)width[j];
     }
-    *hsum = h;
-}
-
-/* The hash terms of this lane's padding positions (index >= nvals), whose
- * values are +0.0 and decode to +0.0. */
-template <typename T> __device__ uint32_t padding_hash(uint32_t nvals) {
-    typedef Layout<T> L;
-    const uint32_t base =
-        (threadIdx.x >> 5) * kSubsPerWarp * L::V + (threadIdx.x & 31) * L::VPL;
-    uint32_t h = 0;
-#pragma unroll
-    for (int j = 0; j < kSubsPerWarp; j++)
-#pragma unroll
-        for (int e = 0; e < L::VPL; e++)
-            if (base + j * L::V + e >= nvals)
-                h += Word<T>::hash(0, base + j * L::V + e);
-    return h;
 }
 
 /* The compression loop of one launch; QUANT: the quantizer (the lossy
@@ -547,8 +559,10 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
     const fz_header &h = a.expect;
     const Map<T> map(!QUANT, QUANT ? a.scratch->bound_k : 0);
     const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
         bs.next = next_ticket(a);
+        bs.payload_hash = 0;
+    }
     __syncthreads();
     uint64_t c = bs.next;
     prefetch_raw<T>(a, c, bs.buf[0]);
@@ -558,11 +572,15 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
         bs.next = next_ticket(a);
     uint64_t prev = ~0ull; /* chunk encoded last iteration, not yet written */
     uint32_t prev_size = 0;
+    uint64_t written = ~0ull; /* chunk written last, its entry not yet put */
+    uint32_t written_size = 0;
     TrackedRange<T> range;
     for (int cur = 0; c < h.chunk_count; cur = cur == 2 ? 0 : cur + 1) {
         const int next_buf = cur == 2 ? 0 : cur + 1;
         const int prev_buf = cur == 0 ? 2 : cur - 1;
         __syncthreads(); /* bs.next visible; buf[next_buf] written out */
+        put_written_entry(a, bs, written, written_size, checksums);
+        written = ~0ull;
         const uint64_t c_next = bs.next;
         prefetch_raw<T>(a, c_next, bs.buf[next_buf]);
         __pipeline_commit();
@@ -579,20 +597,9 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
                       v[j]);
         if (PASS == kTrack)
             lane_range(v, nvals, &range);
-        /* hash of what decoding returns: the input when lossless */
-        uint32_t hsum = 0;
-        if (!QUANT && checksums)
-            hsum = lane_hash<T>(v, nvals);
-        if (QUANT && checksums) {
-            transform_lane<T, true>(v, map, bs, width, &hsum);
-            if (nvals < SLEEK_CHUNK_BYTES / sizeof(T))
-                hsum -= padding_hash<T>(nvals);
-        } else {
-            uint32_t unused;
-            transform_lane<T, false>(v, map, bs, width, &unused);
-        }
+        transform_lane<T>(v, map, bs, width);
         /* after this barrier every thread holds its values: `out` is free */
-        const uint32_t chunk_hash = block_sum_to_thread0(hsum, bs.hash);
+        __syncthreads();
         uint32_t my_off;
         uint32_t size = subchunk_offsets<T>(bs.widths[lane], &my_off);
         const bool verbatim = size >= raw;
@@ -601,7 +608,6 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
         if (threadIdx.x == 0) {
             bs.next = next_ticket(a); /* everyone has read it by now */
             fz_lookback_publish(a.lookback, c, size);
-            fz_gpu_put_entry(a, c, size, checksums, chunk_hash, raw);
         }
         if (verbatim) { /* what decoding returns: input or reconstruction */
 #pragma unroll
@@ -634,14 +640,20 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
                               reinterpret_cast<uint32_t *>(out + off));
             }
         }
-        if (prev != ~0ull)
-            write_chunk(a, bs, prev, prev_size, bs.buf[prev_buf]);
+        if (prev != ~0ull) {
+            write_chunk(a, bs, prev, prev_size, bs.buf[prev_buf], checksums);
+            written = prev;
+            written_size = prev_size;
+        }
         prev = c;
         prev_size = size;
         c = c_next;
         if (c >= h.chunk_count) { /* the last one: write it now */
             __syncthreads();
-            write_chunk(a, bs, prev, prev_size, bs.buf[cur]);
+            put_written_entry(a, bs, written, written_size, checksums);
+            write_chunk(a, bs, prev, prev_size, bs.buf[cur], checksums);
+            __syncthreads();
+            put_written_entry(a, bs, prev, prev_size, checksums);
         }
     }
     if (PASS == kTrack)
@@ -720,7 +732,8 @@ __global__ void __launch_bounds__(kThreads, 4)
         return;
     }
     const Map<T> map(!LOSSY || lossless, k);
-    const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
+    const bool verify = a.verify && (h.flags & FZ_HDR_FLAG_CHECKSUMS);
+    const bool payload_sums = h.codec_version >= 2; /* else decoded bytes */
     uint64_t c = bs.next;
     prefetch_stored(a, h, c, bs, 0);
     __pipeline_commit();
@@ -800,18 +813,21 @@ __global__ void __launch_bounds__(kThreads, 4)
                                                     : fz_clz64((uint64_t)all));
             }
         }
-        const uint32_t hsum =
-            a.verify && checksums ? lane_hash<T>(v, nvals) : 0;
+        uint32_t hsum = 0;
+        if (verify)
+            hsum =
+                payload_sums ? region_hash(st, size) : lane_hash<T>(v, nvals);
         uint8_t *out = a.dst + c * SLEEK_CHUNK_BYTES;
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++)
             store_lane<T>(out, nvals, warp * kSubsPerWarp + j, v[j]);
         if (bad)
             fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
-        if (a.verify && checksums) {
+        if (verify) {
             uint32_t total = block_sum_to_thread0(hsum, bs.hash);
             if (threadIdx.x == 0 &&
-                fz_hash_final(total, raw / 4) != bs.stage_want[s])
+                fz_hash_final(total, (payload_sums ? size : raw) / 4) !=
+                    bs.stage_want[s])
                 fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
         }
         c = c_next;

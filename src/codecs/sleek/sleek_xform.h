@@ -16,7 +16,11 @@
 #include "../../common/fz_portable.h"
 
 #define SLEEK_CODEC_ID 1u
-#define SLEEK_CODEC_VERSION 1u
+/* Version 2: a chunk's data checksum covers its stored payload (verified
+ * before decoding, and cheap where the payload is small: lossy); version
+ * 1, still decoded: the bytes the chunk decodes to. Chunks are identical. */
+#define SLEEK_CODEC_VERSION 2u
+#define SLEEK_CODEC_VERSION_MIN 1u
 #define SLEEK_CHUNK_BYTES 16384u
 #define SLEEK_SUB_BYTES 512u
 #define SLEEK_SUBS (SLEEK_CHUNK_BYTES / SLEEK_SUB_BYTES) /* 32 */
@@ -170,31 +174,16 @@ static FZ_HD uint64_t sleek_fold64(uint64_t mag, uint64_t sign) {
 /* Branch-free, as the GPU runs it per value. Below T, with shift = thr_e - e
  * >= 1: round(mant / 2^shift) = ((mant >> (shift - 1)) + 1) >> 1, which is
  * 0 for every shift >= 25 once the shift saturates; at or above T the
- * shift count wraps and the bin is not used. When recon is not NULL it
- * receives the bits sleek_dequant32 returns for the code: the value itself
- * when kept exact, +0 for a zero magnitude, else bin * 2 eps built on the
- * value's own exponent field (bin << shift is the rounded significand, a
- * rounding carry lifting the exponent by one as it must). */
-static FZ_HD uint32_t sleek_quant32_recon(uint32_t bits, sleek_q32 q,
-                                          uint32_t *recon) {
+ * shift count wraps and the bin is not used. */
+static FZ_HD uint32_t sleek_quant32(uint32_t bits, sleek_q32 q) {
     const uint32_t B = 1u << 23, abs = bits & 0x7FFFFFFFu;
     const uint32_t half_shift = q.thr_e - 1 - (abs >> 23);
     const uint32_t halves =
         sleek_shr32_sat((abs & (B - 1)) | B, half_shift) + 1;
-    const int kept = abs >= q.threshold || abs < B;
     uint32_t mag = abs >= q.threshold ? abs - q.threshold + B : halves >> 1;
     if (abs < B) /* zero, or a subnormal kept exact */
         mag = abs ? q.lmax + abs : 0;
-    if (recon) {
-        const uint32_t binned = (bits & 0xFF800000u) - B +
-                                sleek_shl32_sat(halves & ~1u, half_shift);
-        *recon = mag == 0 ? 0 : kept ? bits : binned;
-    }
     return sleek_fold32(mag, bits >> 31);
-}
-
-static FZ_HD uint32_t sleek_quant32(uint32_t bits, sleek_q32 q) {
-    return sleek_quant32_recon(bits, q, 0);
 }
 
 static FZ_HD uint64_t sleek_shr64_sat(uint64_t x, uint32_t s) {
@@ -216,27 +205,16 @@ static FZ_HD uint64_t sleek_shl64_sat(uint64_t x, uint32_t s) {
 #endif
 }
 
-/* sleek_quant32_recon for binary64 (bins are 0 for every shift >= 54). */
-static FZ_HD uint64_t sleek_quant64_recon(uint64_t bits, sleek_q64 q,
-                                          uint64_t *recon) {
+/* sleek_quant32 for binary64 (bins are 0 for every shift >= 54). */
+static FZ_HD uint64_t sleek_quant64(uint64_t bits, sleek_q64 q) {
     const uint64_t B = (uint64_t)1 << 52, abs = bits & 0x7FFFFFFFFFFFFFFFull;
     const uint32_t half_shift = q.thr_e - 1 - (uint32_t)(abs >> 52);
     const uint64_t halves =
         sleek_shr64_sat((abs & (B - 1)) | B, half_shift) + 1;
-    const int kept = abs >= q.threshold || abs < B;
     uint64_t mag = abs >= q.threshold ? abs - q.threshold + B : halves >> 1;
     if (abs < B) /* zero, or a subnormal kept exact */
         mag = abs ? q.lmax + abs : 0;
-    if (recon) {
-        const uint64_t binned = (bits & 0xFFF0000000000000ull) - B +
-                                sleek_shl64_sat(halves & ~1ull, half_shift);
-        *recon = mag == 0 ? 0 : kept ? bits : binned;
-    }
     return sleek_fold64(mag, bits >> 63);
-}
-
-static FZ_HD uint64_t sleek_quant64(uint64_t bits, sleek_q64 q) {
-    return sleek_quant64_recon(bits, q, 0);
 }
 
 /* Whether a code is one the quantizer can produce (canonical streams): only
