@@ -342,6 +342,22 @@ __device__ void lane_range(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
                 range->add(v[j][e]);
 }
 
+/* Thread t's part (of nt threads) of the checksum of a 16-byte-aligned
+ * shared region of `bytes` (a multiple of 4), word positions from its
+ * start: 16-byte pieces, then the last words. */
+__device__ uint32_t region_hash(const uint8_t *buf, uint32_t bytes, uint32_t t,
+                                uint32_t nt) {
+    uint32_t h = 0;
+    for (uint32_t i = t; i < bytes / 16; i += nt) {
+        const uint4 q = reinterpret_cast<const uint4 *>(buf)[i];
+        h += fz_hash_term(q.x, 4 * i) + fz_hash_term(q.y, 4 * i + 1) +
+             fz_hash_term(q.z, 4 * i + 2) + fz_hash_term(q.w, 4 * i + 3);
+    }
+    for (uint32_t i = bytes / 16 * 4 + t; i < bytes / 4; i += nt)
+        h += fz_hash_term(reinterpret_cast<const uint32_t *>(buf)[i], i);
+    return h;
+}
+
 /* Block-wide sum of one uint32 per thread, result valid in thread 0. */
 __device__ uint32_t block_sum_to_thread0(uint32_t x, uint32_t *sm) {
     x = __reduce_add_sync(FZ_FULL_MASK, x);
@@ -355,54 +371,31 @@ __device__ uint32_t block_sum_to_thread0(uint32_t x, uint32_t *sm) {
     return total;
 }
 
-/* This thread's part of the checksum of a 16-byte-aligned shared region
- * of `bytes` (a multiple of 4): 16-byte pieces, then the last words. */
-__device__ uint32_t region_hash(const uint8_t *buf, uint32_t bytes) {
-    uint32_t h = 0;
-    for (uint32_t i = threadIdx.x; i < bytes / 16; i += kThreads) {
-        const uint4 q = reinterpret_cast<const uint4 *>(buf)[i];
-        h += fz_hash_term(q.x, 4 * i) + fz_hash_term(q.y, 4 * i + 1) +
-             fz_hash_term(q.z, 4 * i + 2) + fz_hash_term(q.w, 4 * i + 3);
-    }
-    for (uint32_t i = bytes / 16 * 4 + threadIdx.x; i < bytes / 4;
-         i += kThreads)
-        h += fz_hash_term(reinterpret_cast<const uint32_t *>(buf)[i], i);
-    return h;
+/* A warp's sum of h, added into *acc (shared) by its lane 0. */
+__device__ void warp_sum_into(uint32_t h, uint32_t *acc) {
+    h = __reduce_add_sync(FZ_FULL_MASK, h);
+    if ((threadIdx.x & 31) == 0)
+        atomicAdd(acc, h);
 }
 
 /* Copy `bytes` (a multiple of 4) from shared to global: 16-byte pieces when
- * aligned, else 8-byte, and the odd last word of a partial last chunk.
- * With `hash`, returns this thread's part of the checksum of the bytes
- * (word positions from the start of buf), hashed as they pass. */
-__device__ uint32_t copy_out(const uint8_t *buf, uint8_t *dst, uint32_t bytes,
-                             bool hash) {
-    uint32_t done, h = 0;
+ * aligned, else 8-byte, and the odd last word of a partial last chunk. */
+__device__ void copy_out(const uint8_t *buf, uint8_t *dst, uint32_t bytes) {
+    uint32_t done;
     if (((uintptr_t)dst & 15) == 0) {
         done = bytes / 16 * 16;
-        for (uint32_t i = threadIdx.x; i < bytes / 16; i += kThreads) {
-            const uint4 q = reinterpret_cast<const uint4 *>(buf)[i];
-            __stcs(reinterpret_cast<uint4 *>(dst) + i, q);
-            if (hash)
-                h += fz_hash_term(q.x, 4 * i) + fz_hash_term(q.y, 4 * i + 1) +
-                     fz_hash_term(q.z, 4 * i + 2) +
-                     fz_hash_term(q.w, 4 * i + 3);
-        }
+        for (uint32_t i = threadIdx.x; i < bytes / 16; i += kThreads)
+            __stcs(reinterpret_cast<uint4 *>(dst) + i,
+                   reinterpret_cast<const uint4 *>(buf)[i]);
     } else {
         done = bytes / 8 * 8;
-        for (uint32_t i = threadIdx.x; i < bytes / 8; i += kThreads) {
-            const uint2 q = reinterpret_cast<const uint2 *>(buf)[i];
-            reinterpret_cast<uint2 *>(dst)[i] = q;
-            if (hash)
-                h += fz_hash_term(q.x, 2 * i) + fz_hash_term(q.y, 2 * i + 1);
-        }
+        for (uint32_t i = threadIdx.x; i < bytes / 8; i += kThreads)
+            reinterpret_cast<unsigned long long *>(dst)[i] =
+                reinterpret_cast<const unsigned long long *>(buf)[i];
     }
-    for (uint32_t i = done + 4 * threadIdx.x; i < bytes; i += 4 * kThreads) {
-        const uint32_t w = *reinterpret_cast<const uint32_t *>(buf + i);
-        *reinterpret_cast<uint32_t *>(dst + i) = w;
-        if (hash)
-            h += fz_hash_term(w, i / 4);
-    }
-    return h;
+    for (uint32_t i = done + 4 * threadIdx.x; i < bytes; i += 4 * kThreads)
+        *reinterpret_cast<uint32_t *>(dst + i) =
+            *reinterpret_cast<const uint32_t *>(buf + i);
 }
 
 __device__ uint64_t chunk_raw_bytes(uint64_t original, uint64_t c) {
@@ -479,12 +472,16 @@ __device__ void prefetch_raw(const fz_gpu_args &a, uint64_t c, uint8_t *stage) {
 }
 
 /* The deferred half of a chunk: resolve its offset (warp 0), then write
- * its stored bytes, adding their checksum (with checksums) into
- * bs.payload_hash. Called one iteration after the chunk was encoded, so
- * its predecessors have usually published their prefixes by then. */
+ * its stored bytes. Called one iteration after the chunk was encoded, so
+ * its predecessors have usually published their prefixes by then. While
+ * warp 0 waits for the look-back (an L2 round trip), the other warps hash
+ * the bytes into bs.payload_hash (with checksums). */
 __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
                             uint64_t c, uint32_t size, const uint8_t *buf,
                             bool checksums) {
+    if ((threadIdx.x >> 5) != 0 && checksums)
+        warp_sum_into(region_hash(buf, size, threadIdx.x - 32, kThreads - 32),
+                      &bs.payload_hash);
     if ((threadIdx.x >> 5) == 0) {
         unsigned long long excl = fz_lookback_resolve(a.lookback, c, size);
         if (threadIdx.x == 0) {
@@ -500,12 +497,7 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
             fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
         return;
     }
-    uint32_t h = copy_out(buf, a.dst + at, size, checksums);
-    if (checksums) {
-        h = __reduce_add_sync(FZ_FULL_MASK, h);
-        if ((threadIdx.x & 31) == 0)
-            atomicAdd(&bs.payload_hash, h);
-    }
+    copy_out(buf, a.dst + at, size);
 }
 
 /* The table entry of the chunk written last, once every warp has added
@@ -651,6 +643,7 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
         if (c >= h.chunk_count) { /* the last one: write it now */
             __syncthreads();
             put_written_entry(a, bs, written, written_size, checksums);
+            __syncthreads(); /* write_chunk adds into a cleared sum */
             write_chunk(a, bs, prev, prev_size, bs.buf[cur], checksums);
             __syncthreads();
             put_written_entry(a, bs, prev, prev_size, checksums);
@@ -815,8 +808,8 @@ __global__ void __launch_bounds__(kThreads, 4)
         }
         uint32_t hsum = 0;
         if (verify)
-            hsum =
-                payload_sums ? region_hash(st, size) : lane_hash<T>(v, nvals);
+            hsum = payload_sums ? region_hash(st, size, threadIdx.x, kThreads)
+                                : lane_hash<T>(v, nvals);
         uint8_t *out = a.dst + c * SLEEK_CHUNK_BYTES;
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++)
