@@ -413,7 +413,7 @@ struct __align__(16) CompressShared {
      * share an SM. */
     uint8_t buf[3][SLEEK_WIDTHS_BYTES + SLEEK_CHUNK_BYTES + 16];
     uint8_t widths[SLEEK_SUBS];
-    uint32_t payload_hash;   /* of the chunk written last, warps adding */
+    uint32_t payload_hash;   /* of the chunk being written, warps adding */
     unsigned long long next; /* ticket after the current chunk */
     unsigned long long prev_offset; /* where the previous chunk goes */
 };
@@ -471,11 +471,12 @@ __device__ void prefetch_raw(const fz_gpu_args &a, uint64_t c, uint8_t *stage) {
     }
 }
 
-/* The deferred half of a chunk: resolve its offset (warp 0), then write
- * its stored bytes. Called one iteration after the chunk was encoded, so
- * its predecessors have usually published their prefixes by then. While
- * warp 0 waits for the look-back (an L2 round trip), the other warps hash
- * the bytes into bs.payload_hash (with checksums). */
+/* The deferred half of a chunk: resolve its offset (warp 0), put its table
+ * entry, then write its stored bytes. Called one iteration after the chunk
+ * was encoded, so its predecessors have usually published their prefixes
+ * by then. While warp 0 waits for the look-back (an L2 round trip), the
+ * other warps hash the bytes into bs.payload_hash (with checksums), which
+ * is complete after the barrier and cleared before the next chunk's. */
 __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
                             uint64_t c, uint32_t size, const uint8_t *buf,
                             bool checksums) {
@@ -491,6 +492,10 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
         }
     }
     __syncthreads();
+    if (threadIdx.x == 0) {
+        fz_gpu_put_entry(a, c, size, checksums, bs.payload_hash, size);
+        bs.payload_hash = 0;
+    }
     const uint64_t at = a.payload_off + bs.prev_offset;
     if (at + size > a.dst_capacity) {
         if (threadIdx.x == 0)
@@ -498,16 +503,6 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
         return;
     }
     copy_out(buf, a.dst + at, size);
-}
-
-/* The table entry of the chunk written last, once every warp has added
- * its part of the payload checksum (after a barrier); thread 0. */
-__device__ void put_written_entry(const fz_gpu_args &a, CompressShared &bs,
-                                  uint64_t c, uint32_t size, bool checksums) {
-    if (threadIdx.x == 0 && c != ~0ull) {
-        fz_gpu_put_entry(a, c, size, checksums, bs.payload_hash, size);
-        bs.payload_hash = 0;
-    }
 }
 
 /* Which compression launch: lossless or ABS (kPlain); REL on a sampled
@@ -564,15 +559,11 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
         bs.next = next_ticket(a);
     uint64_t prev = ~0ull; /* chunk encoded last iteration, not yet written */
     uint32_t prev_size = 0;
-    uint64_t written = ~0ull; /* chunk written last, its entry not yet put */
-    uint32_t written_size = 0;
     TrackedRange<T> range;
     for (int cur = 0; c < h.chunk_count; cur = cur == 2 ? 0 : cur + 1) {
         const int next_buf = cur == 2 ? 0 : cur + 1;
         const int prev_buf = cur == 0 ? 2 : cur - 1;
         __syncthreads(); /* bs.next visible; buf[next_buf] written out */
-        put_written_entry(a, bs, written, written_size, checksums);
-        written = ~0ull;
         const uint64_t c_next = bs.next;
         prefetch_raw<T>(a, c_next, bs.buf[next_buf]);
         __pipeline_commit();
@@ -632,21 +623,14 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
                               reinterpret_cast<uint32_t *>(out + off));
             }
         }
-        if (prev != ~0ull) {
+        if (prev != ~0ull)
             write_chunk(a, bs, prev, prev_size, bs.buf[prev_buf], checksums);
-            written = prev;
-            written_size = prev_size;
-        }
         prev = c;
         prev_size = size;
         c = c_next;
         if (c >= h.chunk_count) { /* the last one: write it now */
             __syncthreads();
-            put_written_entry(a, bs, written, written_size, checksums);
-            __syncthreads(); /* write_chunk adds into a cleared sum */
             write_chunk(a, bs, prev, prev_size, bs.buf[cur], checksums);
-            __syncthreads();
-            put_written_entry(a, bs, prev, prev_size, checksums);
         }
     }
     if (PASS == kTrack)
