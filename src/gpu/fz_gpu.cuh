@@ -190,16 +190,30 @@ static inline __device__ void fz_gpu_put_entry(const fz_gpu_args &a, uint64_t c,
     atomicAdd(&a.scratch->table_sum, tsum);
 }
 
+/* The data checksum stored in chunk c's table entry (0 without). */
+static inline __device__ uint32_t fz_gpu_entry_checksum(const fz_gpu_args &a,
+                                                        uint32_t flags,
+                                                        uint64_t c) {
+    const uint32_t entry = fz_table_entry_bytes(flags);
+    return entry == 8 ? fz_load32(a.src + FZ_HDR_BYTES + c * entry + 4) : 0;
+}
+
+/* Add chunk c's entry (size, checksum) to the table hash. */
+static inline __device__ void fz_gpu_hash_entry(const fz_gpu_args &a,
+                                                uint32_t flags, uint64_t c,
+                                                uint32_t size, uint32_t want) {
+    const uint32_t entry = fz_table_entry_bytes(flags);
+    uint32_t tsum = fz_hash_term(size, c * entry / 4);
+    if (entry == 8)
+        tsum += fz_hash_term(want, c * 2 + 1);
+    atomicAdd(&a.scratch->table_sum, tsum);
+}
+
 static inline __device__ uint32_t fz_gpu_take_entry(const fz_gpu_args &a,
                                                     uint32_t flags, uint64_t c,
                                                     uint32_t size) {
-    const uint32_t entry = fz_table_entry_bytes(flags);
-    uint32_t tsum = fz_hash_term(size, c * entry / 4), want = 0;
-    if (entry == 8) {
-        want = fz_load32(a.src + FZ_HDR_BYTES + c * entry + 4);
-        tsum += fz_hash_term(want, c * 2 + 1);
-    }
-    atomicAdd(&a.scratch->table_sum, tsum);
+    const uint32_t want = fz_gpu_entry_checksum(a, flags, c);
+    fz_gpu_hash_entry(a, flags, c, size, want);
     return want;
 }
 
