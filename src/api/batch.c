@@ -171,8 +171,7 @@ void fz_table_scan_add(const fz_header *h, fz_table_scan *t,
                        const uint8_t *entries, uint64_t count) {
     const uint32_t entry = fz_table_entry_bytes(h->flags);
     const uint64_t word0 = t->next_chunk * entry / 4;
-    for (uint64_t i = 0; i < count * entry / 4; i++)
-        t->hash_sum += fz_hash_term(fz_load32(entries + 4 * i), word0 + i);
+    t->hash_sum += fz_hash_sum_bytes(entries, count * entry, word0);
     for (uint64_t i = 0; i < count; i++) {
         const uint32_t size = fz_load32(entries + i * entry);
         if (size > fz_chunk_raw_bytes(h, t->next_chunk + i))

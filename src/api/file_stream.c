@@ -120,9 +120,8 @@ static fz_status compress_batch(const fz_batch_plan *plan, uint64_t b,
         return FZ_ERR_UNSUPPORTED; /* a backend broke the batch contract */
     const uint32_t entry = fz_table_entry_bytes(plan->h.flags);
     const uint8_t *entries = st->sub_buf + FZ_HDR_BYTES;
-    const uint64_t word0 = first * entry / 4;
-    for (uint64_t i = 0; i < count * entry / 4; i++)
-        st->table_sum += fz_hash_term(fz_load32(entries + 4 * i), word0 + i);
+    st->table_sum +=
+        fz_hash_sum_bytes(entries, count * entry, first * entry / 4);
     s = write_at(st->out, st->out_base + FZ_HDR_BYTES + first * entry, entries,
                  (size_t)(count * entry));
     if (s == FZ_OK)

@@ -50,13 +50,19 @@ static inline uint32_t fz_hash_sum(const uint32_t *words, uint64_t n,
     return s;
 }
 
+/* Partial sum over the LE words of a byte region (length a multiple of
+ * 4) whose first word sits at position first. */
+static inline uint32_t fz_hash_sum_bytes(const uint8_t *p, uint64_t nbytes,
+                                         uint64_t first) {
+    uint32_t s = 0;
+    for (uint64_t i = 0; i < nbytes / 4; i++)
+        s += fz_hash_term(fz_load32(p + 4 * i), first + i);
+    return s;
+}
+
 /* Hash of a byte region whose length is a multiple of 4 (read LE). */
 static inline uint32_t fz_hash_bytes(const uint8_t *p, uint64_t nbytes) {
-    uint32_t s = 0;
-    uint64_t n = nbytes / 4;
-    for (uint64_t i = 0; i < n; i++)
-        s += fz_hash_term(fz_load32(p + 4 * i), i);
-    return fz_hash_final(s, n);
+    return fz_hash_final(fz_hash_sum_bytes(p, nbytes, 0), nbytes / 4);
 }
 
 #endif /* FZ_HASH_H */
