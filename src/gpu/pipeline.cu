@@ -334,6 +334,7 @@ struct Compressor {
     size_t capacity;
     uint64_t pos = 0; /* where the next batch payload goes in dst */
     uint32_t entry = 0;
+    uint32_t table_sum = 0;   /* of the entries placed so far (fz_hash.h) */
     uint64_t resident = 0;    /* REL: batches [0, resident) go to d_resident */
     uint64_t stride = 0;      /* bytes between resident batches (aligned) */
     bool loaded = false;      /* the resident batches are on the device */
@@ -392,7 +393,7 @@ struct Compressor {
             st = from_cuda(cudaMemcpyAsync(d_src, in, (size_t)bytes,
                                            cudaMemcpyHostToDevice, s.stream));
         }
-        if (st == FZ_OK && track_range)
+        if (st == FZ_OK && track_range && !(b < resident && in_flight))
             st = from_cuda(fz_gpu_values_range(
                 plan.h.dtype, d_src, bytes / fz_dtype_size(plan.h.dtype),
                 reinterpret_cast<double *>(pl.d_ranges) + 2 * b, s.d_scratch,
@@ -432,6 +433,9 @@ struct Compressor {
             return FZ_ERR_DST_TOO_SMALL;
         memcpy(dst + FZ_HDR_BYTES + first * entry, s.h_table(),
                (size_t)(n * entry));
+        /* hashed here, while transfers run, not in one pass at the end */
+        table_sum +=
+            fz_hash_sum_bytes(s.h_table(), n * entry, first * entry / 4);
         st = pl.drain(s, dst); /* the staging of the slot's previous batch */
         if (st != FZ_OK)
             return st;
@@ -666,18 +670,30 @@ struct Compressor {
      * range is computed first (resolve_range), as for other codecs. */
     fz_status run_speculating(size_t *compressed_size) {
         const uint64_t n = plan.h.original_bytes / fz_dtype_size(plan.h.dtype);
-        double lo = DBL_MAX, hi = -DBL_MAX;
-        fz_sample_range(plan.h.dtype, src, n, pl.threads, &lo, &hi);
-        fz_status st = set_range(lo, hi);
-        const uint64_t guess = plan.h.bound_eff_bits;
+        fz_status st = FZ_OK;
         resident = plan.batch_count ? resident_batches() : 0;
-        if (st == FZ_OK && plan.batch_count &&
-            !reserve_resident(plan.batch_count)) {
+        if (plan.batch_count && !reserve_resident(plan.batch_count)) {
             resident = 0; /* the range records alone, then */
             if (!reserve_resident(plan.batch_count))
                 st = FZ_ERR_OUT_OF_MEMORY;
         }
-        loaded = false;
+        /* Pinned input: the resident batches start going up (and their
+         * ranges are reduced as they land) before the host samples, so the
+         * sample's scattered reads (milliseconds on 4 GiB) overlap the
+         * uploads instead of delaying the first one. */
+        loaded = in_flight = false;
+        if (st == FZ_OK && resident && pl.src_mem == Memory::Pinned) {
+            if (reserve_range_overlap() == cudaSuccess) {
+                st = queue_uploads();
+                loaded = in_flight = st == FZ_OK;
+            }
+            cudaGetLastError();
+        }
+        double lo = DBL_MAX, hi = -DBL_MAX;
+        fz_sample_range(plan.h.dtype, src, n, pl.threads, &lo, &hi);
+        if (st == FZ_OK)
+            st = set_range(lo, hi);
+        const uint64_t guess = plan.h.bound_eff_bits;
         track_range = true;
         size_t size = 0;
         if (st == FZ_OK)
@@ -715,6 +731,7 @@ struct Compressor {
         if (capacity < payload_off)
             return FZ_ERR_DST_TOO_SMALL;
         pos = payload_off;
+        table_sum = 0;
         const uint64_t nb = plan.batch_count, n = pl.count;
         uint64_t placed = 0;
         fz_status st = FZ_OK;
@@ -736,7 +753,7 @@ struct Compressor {
         fz_header h = plan.h;
         const uint64_t table_bytes = fz_table_bytes(&h);
         h.payload_bytes = pos - payload_off;
-        h.table_hash = fz_table_hash(dst + FZ_HDR_BYTES, table_bytes);
+        h.table_hash = fz_hash_final(table_sum, table_bytes / 4);
         memset(dst + FZ_HDR_BYTES + table_bytes, 0,
                (size_t)(payload_off - FZ_HDR_BYTES - table_bytes));
         fz_header_write(&h, dst);
