@@ -24,10 +24,13 @@
  * staging (library default) or are page-locked per call (FZ_GPU_PAGEABLE).
  * --cold: free the library's cached GPU buffers before every timed call, to
  * see what a single call costs with allocation and pinning included.
+ * --codecs sleek-rel,gfc: run only the named ones (default: all five).
  *
  * Usage: bench_pipeline [--gib N] [--reps R] [--batch-mib M]
  *                       [--streams 1,2,4,8,16] [--no-pageable]
- *                       [--pageable-mode stage|register|both] [--cold] */
+ *                       [--pageable-mode stage|register|both] [--cold]
+ *                       [--codecs name,name] */
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -48,6 +51,7 @@ struct Options {
     bool pageable = true;
     bool stage = true, reg = false; /* pageable modes to run */
     bool cold = false;
+    std::vector<std::string> codecs; /* empty: all */
 };
 
 Options parse(int argc, char **argv) {
@@ -81,11 +85,20 @@ Options parse(int argc, char **argv) {
             i++;
         } else if (a == "--cold") {
             o.cold = true;
+        } else if (a == "--codecs" && v) {
+            for (const char *p = v; *p;) {
+                const char *e = strchr(p, ',');
+                const size_t len = e ? (size_t)(e - p) : strlen(p);
+                o.codecs.emplace_back(p, len);
+                p += len + (e != nullptr);
+            }
+            i++;
         } else {
             fprintf(stderr,
                     "usage: %s [--gib N] [--reps R] [--batch-mib M] "
                     "[--streams 1,2,4] [--no-pageable] "
-                    "[--pageable-mode stage|register|both] [--cold]\n",
+                    "[--pageable-mode stage|register|both] [--cold] "
+                    "[--codecs sleek,sleek-rel,gfc,falcon,lorenzo-rel]\n",
                     argv[0]);
             exit(2);
         }
@@ -374,17 +387,26 @@ int main(int argc, char **argv) {
            "buffers", "streams", "ratio", "comp_GB/s", "xH2D", "xlim",
            "decomp_GB/s", "xD2H", "xlim", "check");
 
-    const Codec codecs[] = {
+    const Codec all_codecs[] = {
         {"sleek", FZ_CODEC_SLEEK, FZ_MODE_LOSSLESS, 0, false},
         {"sleek-rel", FZ_CODEC_SLEEK, FZ_MODE_REL, 1e-3, false},
         {"gfc", FZ_CODEC_GFC, FZ_MODE_LOSSLESS, 0, false},
         {"falcon", FZ_CODEC_FALCON, FZ_MODE_LOSSLESS, 0, false},
         {"lorenzo-rel", FZ_CODEC_LORENZO, FZ_MODE_REL, 1e-3, true}};
+    std::vector<Codec> chosen;
+    for (const Codec &c : all_codecs)
+        if (o.codecs.empty() || std::find(o.codecs.begin(), o.codecs.end(),
+                                          c.name) != o.codecs.end())
+            chosen.push_back(c);
+    if (chosen.size() != (o.codecs.empty() ? 5 : o.codecs.size())) {
+        fprintf(stderr, "unknown or repeated name in --codecs\n");
+        exit(2);
+    }
     fz_params p0;
     CHECK_FZ(fz_params_init(&p0, FZ_F64, n));
     const uint64_t plane = 1024 * 1024;
     size_t bound = 0;
-    for (const Codec &c : codecs) {
+    for (const Codec &c : chosen) {
         fz_params p = with_codec(p0, c, plane);
         size_t b = 0;
         CHECK_FZ(fz_compress_bound(&p, &b));
@@ -406,7 +428,7 @@ int main(int argc, char **argv) {
         generate(b.src, n);
         if (kind == 1 || (kind == 2 && !o.stage))
             host_costs(b.src, bytes);
-        for (const Codec &c : codecs) {
+        for (const Codec &c : chosen) {
             fz_params p = with_codec(p0, c, plane);
             p.exec = FZ_EXEC_GPU;
             p.batch_kib = o.batch_mib << 10;
