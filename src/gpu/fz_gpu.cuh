@@ -217,6 +217,64 @@ static inline __device__ uint32_t fz_gpu_take_entry(const fz_gpu_args &a,
     return want;
 }
 
+/* A decoder's chunk schedule, kept two chunks ahead by one thread (lane 0
+ * of a warp, or thread 0 of a block) so that neither the ticket's atomic
+ * nor the loads of a chunk's offsets and stored checksum stall the chunk
+ * being decoded: a ticket taken by one take() has its loads issued by the
+ * next and is returned by the one after. Tickets only grow, so a decoder
+ * that stops at the first one past the end leaves no chunk behind. */
+struct fz_gpu_ahead {
+    unsigned long long pending = 0; /* ticket whose atomic is in flight */
+    unsigned long long ready = 0;   /* ticket whose loads are in flight */
+    unsigned long long lo = 0, hi = 0;
+    uint32_t want = 0;
+    __device__ void load(const fz_gpu_args &a, uint32_t flags, uint64_t count) {
+        if (ready < count) {
+            lo = a.offsets[ready];
+            hi = a.offsets[ready + 1];
+            want = fz_gpu_entry_checksum(a, flags, ready);
+        }
+    }
+    __device__ void start(const fz_gpu_args &a, uint32_t flags,
+                          uint64_t count) {
+        ready = atomicAdd(&a.scratch->ticket, 1u);
+        load(a, flags, count);
+        pending = atomicAdd(&a.scratch->ticket, 1u);
+    }
+    /* The next chunk, its start and end offsets and stored checksum. */
+    __device__ unsigned long long take(const fz_gpu_args &a, uint32_t flags,
+                                       uint64_t count, unsigned long long *off,
+                                       unsigned long long *end, uint32_t *sum) {
+        const unsigned long long c = ready;
+        *off = lo;
+        *end = hi;
+        *sum = want;
+        ready = pending;
+        load(a, flags, count);
+        pending = atomicAdd(&a.scratch->ticket, 1u);
+        return c;
+    }
+};
+
+/* Warp form: lane 0 runs the schedule (started by lane 0), the whole warp
+ * gets the chunk, its offset and size, and its stored checksum. */
+static __device__ unsigned long long
+fz_gpu_warp_take(fz_gpu_ahead &ahead, const fz_gpu_args &a, uint32_t flags,
+                 uint64_t count, uint64_t *off, uint64_t *size,
+                 uint32_t *want) {
+    unsigned long long c = 0, lo = 0, hi = 0;
+    uint32_t w = 0;
+    if ((threadIdx.x & 31) == 0)
+        c = ahead.take(a, flags, count, &lo, &hi, &w);
+    c = __shfl_sync(FZ_FULL_MASK, c, 0);
+    lo = __shfl_sync(FZ_FULL_MASK, lo, 0);
+    hi = __shfl_sync(FZ_FULL_MASK, hi, 0);
+    *want = __shfl_sync(FZ_FULL_MASK, w, 0);
+    *off = lo;
+    *size = hi - lo;
+    return c;
+}
+
 /* Device-side validation of a stream before decoding: the same rules the
  * CPU applies to the header, plus the match with the caller's params. */
 static __device__ int fz_gpu_check_stream(const fz_gpu_args &a, fz_header *h) {

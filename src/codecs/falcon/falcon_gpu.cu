@@ -150,6 +150,29 @@ __device__ unsigned long long warp_ticket(const fz_gpu_args &a) {
     return __shfl_sync(FZ_FULL_MASK, c, 0);
 }
 
+/* A decoding warp's next chunk with its offset, size and stored checksum.
+ * The f64 decoder takes it from a schedule kept two chunks ahead
+ * (fz_gpu_ahead: decompression +3-5%, H100 run s71); the f32 one, bounded
+ * to 64 registers, was ~1% slower with it and takes its ticket and loads
+ * as it goes. */
+template <typename T>
+__device__ unsigned long long
+next_chunk(fz_gpu_ahead &ahead, const fz_gpu_args &a, uint32_t flags,
+           uint64_t *off, uint64_t *size, uint32_t *want) {
+    const uint64_t count = a.expect.chunk_count;
+    if (sizeof(T) == 8)
+        return fz_gpu_warp_take(ahead, a, flags, count, off, size, want);
+    const unsigned long long c = warp_ticket(a);
+    if (c < count) { /* warp-uniform */
+        *off = a.offsets[c];
+        *size = a.offsets[c + 1] - *off;
+        const uint32_t w =
+            (threadIdx.x & 31) == 0 ? fz_gpu_entry_checksum(a, flags, c) : 0;
+        *want = __shfl_sync(FZ_FULL_MASK, w, 0);
+    }
+    return c;
+}
+
 /* Inclusive prefix sum over the lanes (wrapping for unsigned types). */
 template <typename T> __device__ T warp_incl_sum(T x) {
     const int lane = threadIdx.x & 31;
@@ -883,23 +906,26 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
     payload_bytes = __shfl_sync(FZ_FULL_MASK, payload_bytes, 0);
     const fz_header &h = a.expect; /* equal to the stream's, checked */
     const bool verify = a.verify && (flags & FZ_HDR_FLAG_CHECKSUMS);
+    fz_gpu_ahead ahead;
+    if (sizeof(T) == 8 && lane == 0)
+        ahead.start(a, flags, h.chunk_count);
     for (;;) {
-        const unsigned long long c = warp_ticket(a);
+        uint64_t off = 0, size = 0;
+        uint32_t want = 0;
+        const unsigned long long c =
+            next_chunk<T>(ahead, a, flags, &off, &size, &want);
         if (c >= h.chunk_count)
             break;
         const uint64_t raw = fz_chunk_raw_bytes(&h, c);
         const uint32_t n = (uint32_t)(raw / sizeof(T));
-        const uint64_t off = a.offsets[c], size = a.offsets[c + 1] - off;
         const bool ok = size <= raw && off + size <= payload_bytes;
-        uint32_t want = 0;
         if (lane == 0) {
-            want = fz_gpu_take_entry(a, flags, c, (uint32_t)size);
+            fz_gpu_hash_entry(a, flags, c, (uint32_t)size, want);
             if (!ok)
                 fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
         }
         if (!ok)
             continue;
-        want = __shfl_sync(FZ_FULL_MASK, want, 0);
         const uint8_t *in = a.src + a.payload_off + off;
         T *out = reinterpret_cast<T *>(a.dst + c * h.chunk_bytes);
         uint32_t hsum = 0;

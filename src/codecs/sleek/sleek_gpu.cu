@@ -651,42 +651,12 @@ __global__ void __launch_bounds__(kThreads, 4)
         compress_chunks<T, false, PASS>(a);
 }
 
-/* The decoder's chunk schedule, run by thread 0 two chunks ahead so that
- * neither the ticket's atomic nor the loads of a chunk's offsets and
- * stored checksum stall the block: a ticket taken in one iteration has its
- * loads issued in the next and is handed to the block (bs.next*) in the
- * one after. Tickets only grow, so a block that stops at one past the end
- * leaves no chunk behind. */
-struct DecodeAhead {
-    unsigned long long pending = 0; /* ticket whose atomic is in flight */
-    unsigned long long ready = 0;   /* ticket whose loads are in flight */
-    unsigned long long lo = 0, hi = 0;
-    uint32_t want = 0;
-    __device__ void load(const fz_gpu_args &a, const fz_header &h) {
-        if (ready < h.chunk_count) {
-            lo = a.offsets[ready];
-            hi = a.offsets[ready + 1];
-            want = fz_gpu_entry_checksum(a, h.flags, ready);
-        }
-    }
-    __device__ void advance(const fz_gpu_args &a, const fz_header &h,
-                            DecodeShared &bs) {
-        bs.next = ready;
-        bs.next_lo = lo;
-        bs.next_hi = hi;
-        bs.next_want = want;
-        ready = pending;
-        load(a, h);
-        pending = next_ticket(a);
-    }
-    __device__ void start(const fz_gpu_args &a, const fz_header &h,
-                          DecodeShared &bs) {
-        ready = next_ticket(a);
-        load(a, h);
-        pending = next_ticket(a);
-        advance(a, h, bs);
-    }
-};
+/* Thread 0's schedule (fz_gpu_ahead) hands the block its next chunk. */
+__device__ void advance(fz_gpu_ahead &ahead, const fz_gpu_args &a,
+                        const fz_header &h, DecodeShared &bs) {
+    bs.next = ahead.take(a, h.flags, h.chunk_count, &bs.next_lo, &bs.next_hi,
+                         &bs.next_want);
+}
 
 /* Decode prefetch: chunk c = bs.next's stored bytes into a stage, in
  * 16/8/4-byte pieces as alignment allows. Thread 0 records the chunk's
@@ -728,14 +698,16 @@ __global__ void __launch_bounds__(kThreads, 4)
     extern __shared__ __align__(16) uint8_t smem_raw[];
     DecodeShared &bs = *reinterpret_cast<DecodeShared *>(smem_raw);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    DecodeAhead ahead;
+    fz_gpu_ahead ahead;
     if (threadIdx.x == 0) {
         int st = fz_gpu_check_stream(a, &bs.hdr);
         if (st != FZS_OK)
             fz_gpu_fail(a.scratch, st);
         bs.stream_ok = st == FZS_OK;
-        if (st == FZS_OK)
-            ahead.start(a, bs.hdr, bs);
+        if (st == FZS_OK) {
+            ahead.start(a, bs.hdr.flags, bs.hdr.chunk_count);
+            advance(ahead, a, bs.hdr, bs);
+        }
     }
     __syncthreads();
     if (!bs.stream_ok)
@@ -757,7 +729,7 @@ __global__ void __launch_bounds__(kThreads, 4)
     __pipeline_commit();
     __syncthreads();
     if (threadIdx.x == 0)
-        ahead.advance(a, h, bs);
+        advance(ahead, a, h, bs);
     for (int s = 0; c < h.chunk_count; s ^= 1) {
         __syncthreads(); /* bs.next visible; last chunk's stage free */
         const uint64_t c_next = bs.next;
@@ -766,7 +738,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         __pipeline_wait_prior(1);
         __syncthreads(); /* every thread's copies of chunk c visible */
         if (threadIdx.x == 0)
-            ahead.advance(a, h, bs);
+            advance(ahead, a, h, bs);
         const uint64_t raw = chunk_raw_bytes(h.original_bytes, c);
         const uint32_t nvals = (uint32_t)(raw / sizeof(T));
         const uint32_t size = bs.stage_size[s];
