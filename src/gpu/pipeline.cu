@@ -431,11 +431,6 @@ struct Compressor {
         const uint64_t payload = r.size - sub_off;
         if (pos + payload > capacity)
             return FZ_ERR_DST_TOO_SMALL;
-        memcpy(dst + FZ_HDR_BYTES + first * entry, s.h_table(),
-               (size_t)(n * entry));
-        /* hashed here, while transfers run, not in one pass at the end */
-        table_sum +=
-            fz_hash_sum_bytes(s.h_table(), n * entry, first * entry / 4);
         st = pl.drain(s, dst); /* the staging of the slot's previous batch */
         if (st != FZ_OK)
             return st;
@@ -445,6 +440,12 @@ struct Compressor {
         s.pending_pos = pos;
         s.pending_bytes = payload;
         pos += payload;
+        /* with the payload on its way: the entries to their place, hashed
+         * there (the slot's next batch reuses h_table only after this) */
+        memcpy(dst + FZ_HDR_BYTES + first * entry, s.h_table(),
+               (size_t)(n * entry));
+        table_sum +=
+            fz_hash_sum_bytes(s.h_table(), n * entry, first * entry / 4);
         return st;
     }
 
