@@ -41,15 +41,6 @@ static FZ_HD uint32_t fz_hash_final(uint32_t sum, uint64_t nwords) {
                     (uint32_t)(nwords >> 32));
 }
 
-/* Partial sum over words[0..n) whose first word sits at position first. */
-static inline uint32_t fz_hash_sum(const uint32_t *words, uint64_t n,
-                                   uint64_t first) {
-    uint32_t s = 0;
-    for (uint64_t i = 0; i < n; i++)
-        s += fz_hash_term(words[i], first + i);
-    return s;
-}
-
 /* Partial sum over the LE words of a byte region (length a multiple of
  * 4) whose first word sits at position first. */
 static inline uint32_t fz_hash_sum_bytes(const uint8_t *p, uint64_t nbytes,
