@@ -168,36 +168,6 @@ fz_lookback_resolve(unsigned long long *state, unsigned long long chunk,
     return exclusive;
 }
 
-/* Chunk table entries, shared by every codec's kernels (one thread per
- * chunk). Writing: store the entry of chunk c and add its words to the
- * table hash; chunk_hash is the sum of the terms of the hashed_bytes / 4
- * words its checksum covers (the decoded bytes, or sleek's payload).
- * Reading: hash the entry read from the stream; returns the stored data
- * checksum (0 without checksums). */
-static inline __device__ void fz_gpu_put_entry(const fz_gpu_args &a, uint64_t c,
-                                               uint32_t size, int checksums,
-                                               uint32_t chunk_hash,
-                                               uint64_t hashed_bytes) {
-    const uint32_t entry = fz_table_entry_bytes(a.expect.flags);
-    uint8_t *e = a.dst + FZ_HDR_BYTES + c * entry;
-    uint32_t tsum = fz_hash_term(size, c * entry / 4);
-    fz_store32(e, size);
-    if (checksums) {
-        const uint32_t ck = fz_hash_final(chunk_hash, hashed_bytes / 4);
-        fz_store32(e + 4, ck);
-        tsum += fz_hash_term(ck, c * 2 + 1);
-    }
-    atomicAdd(&a.scratch->table_sum, tsum);
-}
-
-/* The data checksum stored in chunk c's table entry (0 without). */
-static inline __device__ uint32_t fz_gpu_entry_checksum(const fz_gpu_args &a,
-                                                        uint32_t flags,
-                                                        uint64_t c) {
-    const uint32_t entry = fz_table_entry_bytes(flags);
-    return entry == 8 ? fz_load32(a.src + FZ_HDR_BYTES + c * entry + 4) : 0;
-}
-
 /* Add chunk c's entry (size, checksum) to the table hash. */
 static inline __device__ void fz_gpu_hash_entry(const fz_gpu_args &a,
                                                 uint32_t flags, uint64_t c,
@@ -207,6 +177,34 @@ static inline __device__ void fz_gpu_hash_entry(const fz_gpu_args &a,
     if (entry == 8)
         tsum += fz_hash_term(want, c * 2 + 1);
     atomicAdd(&a.scratch->table_sum, tsum);
+}
+
+/* Chunk table entries, shared by every codec's kernels (one thread per
+ * chunk). Writing: store the entry of chunk c and add its words to the
+ * table hash; chunk_hash is the sum of the terms of the hashed_bytes / 4
+ * words its checksum covers (the decoded bytes, or sleek's payload).
+ * Reading: hash the entry read from the stream; returns the stored data
+ * checksum (0 without checksums). */
+static inline __device__ void fz_gpu_put_entry(const fz_gpu_args &a, uint64_t c,
+                                               uint32_t size,
+                                               uint32_t chunk_hash,
+                                               uint64_t hashed_bytes) {
+    const uint32_t entry = fz_table_entry_bytes(a.expect.flags);
+    uint8_t *e = a.dst + FZ_HDR_BYTES + c * entry;
+    const uint32_t ck =
+        entry == 8 ? fz_hash_final(chunk_hash, hashed_bytes / 4) : 0;
+    fz_store32(e, size);
+    if (entry == 8)
+        fz_store32(e + 4, ck);
+    fz_gpu_hash_entry(a, a.expect.flags, c, size, ck);
+}
+
+/* The data checksum stored in chunk c's table entry (0 without). */
+static inline __device__ uint32_t fz_gpu_entry_checksum(const fz_gpu_args &a,
+                                                        uint32_t flags,
+                                                        uint64_t c) {
+    const uint32_t entry = fz_table_entry_bytes(flags);
+    return entry == 8 ? fz_load32(a.src + FZ_HDR_BYTES + c * entry + 4) : 0;
 }
 
 static inline __device__ uint32_t fz_gpu_take_entry(const fz_gpu_args &a,

@@ -212,11 +212,9 @@ __device__ uint32_t nonzero4(uint32_t word) {
  * for the look-back (lane 0). */
 __device__ void publish_chunk(const fz_gpu_args &a, uint64_t c, uint32_t size,
                               uint64_t raw, uint32_t chunk_hash) {
-    const fz_header &h = a.expect;
     if ((threadIdx.x & 31) == 0) {
         fz_lookback_publish(a.lookback, c, size);
-        fz_gpu_put_entry(a, c, size, h.flags & FZ_HDR_FLAG_CHECKSUMS,
-                         chunk_hash, raw);
+        fz_gpu_put_entry(a, c, size, chunk_hash, raw);
     }
 }
 

@@ -465,7 +465,6 @@ __global__ void __launch_bounds__(kThreads)
     __syncwarp();
     const fz_header &h = a.expect;
     const uint32_t pl = gfc_pred_lane(lane, h.codec_params[GFC_PARAM_DIM]);
-    const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
     for (;;) {
         const uint64_t c = warp_ticket(a);
         if (c >= h.chunk_count)
@@ -484,7 +483,7 @@ __global__ void __launch_bounds__(kThreads)
         const uint32_t size = (uint32_t)(verbatim ? raw : enc);
         if (lane == 0) {
             fz_lookback_publish(a.lookback, c, size);
-            fz_gpu_put_entry(a, c, size, checksums, chunk_hash, raw);
+            fz_gpu_put_entry(a, c, size, chunk_hash, raw);
         }
         const unsigned long long excl =
             fz_lookback_resolve(a.lookback, c, size);

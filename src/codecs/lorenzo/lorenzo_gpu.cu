@@ -3110,7 +3110,6 @@ __global__ void __launch_bounds__(kThreads)
     const fz_header &h = a.expect;
     const uint64_t c = blockIdx.x;
     const ChunkSpan sp = chunk_span(h, c, ES);
-    const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
     const ChunkAcc acc = w.acc[c];
     if (bound_is_zero(a)) { /* REL of constant data: verbatim */
         if (threadIdx.x == 0) {
@@ -3160,7 +3159,7 @@ __global__ void __launch_bounds__(kThreads)
     w.plan[c] = p;
     w.sizes[c] = p.size;
     if (p.flow != kVerbatim) /* verbatim: write_kernel writes the entry */
-        fz_gpu_put_entry(a, c, p.size, checksums, acc.hash_recon, sp.raw);
+        fz_gpu_put_entry(a, c, p.size, acc.hash_recon, sp.raw);
     atomicAdd(&a.scratch->payload_total, (unsigned long long)p.size);
 }
 
@@ -3291,8 +3290,7 @@ __device__ void verbatim_checksum(const fz_gpu_args &a, const Work &w,
         return;
     __threadfence();
     const uint32_t total = atomicAdd(&acc->hash_raw, 0u);
-    fz_gpu_put_entry(a, c, (uint32_t)sp.raw,
-                     a.expect.flags & FZ_HDR_FLAG_CHECKSUMS, total, sp.raw);
+    fz_gpu_put_entry(a, c, (uint32_t)sp.raw, total, sp.raw);
 }
 
 /* Grid (chunks, tiles): the tile's share of the chunk's bytes. */

@@ -494,7 +494,7 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
     }
     __syncthreads();
     if (threadIdx.x == 0) {
-        fz_gpu_put_entry(a, c, size, checksums, bs.payload_hash, size);
+        fz_gpu_put_entry(a, c, size, bs.payload_hash, size);
         bs.payload_hash = 0;
     }
     const uint64_t at = a.payload_off + bs.prev_offset;
