@@ -208,6 +208,14 @@ __device__ uint32_t nonzero4(uint32_t word) {
            (uint32_t)((word & 0xFF000000u) != 0) << 3;
 }
 
+/* How many of a lane's 4 plane bytes are nonzero: bit 7 of each byte of
+ * (word & 0x7F..) + 0x7F.. is set iff its low 7 bits are not all zero (no
+ * carry leaves a byte), and word supplies bit 7 itself. */
+__device__ __forceinline__ uint32_t nonzero_count(uint32_t word) {
+    const uint32_t low7 = (word & 0x7F7F7F7Fu) + 0x7F7F7F7Fu;
+    return (uint32_t)__popc((low7 | word) & 0x80808080u);
+}
+
 /* The table entry of chunk c, its share of the table hash, and its size
  * for the look-back (lane 0). */
 __device__ void publish_chunk(const fz_gpu_args &a, uint64_t c, uint32_t size,
@@ -272,22 +280,34 @@ __device__ __forceinline__ uint32_t stage_slot(uint32_t i) {
 
 /* Blocks per SM that the register budget is cut to fit (an SM has 64 Ki
  * registers, a block 128 threads): 24 warps for the f32 encoder (<= 85
- * registers), 32 for the f32 decoder (64), 12 for the f64 encoder (168;
- * its two buffers, 16.6 KiB per warp, allow no more), 16 for the f64
- * decoder (128). ptxas -v: no spills. */
+ * registers), 32 for the f32 decoder (64), 16 for the f64 encoder (128;
+ * its stage and pending planes, 13.8 KiB per warp, allow no more) and
+ * for the f64 decoder (128). ptxas -v: no spills. */
 template <typename T> struct MinBlocks;
 template <> struct MinBlocks<uint32_t> {
     static constexpr int encode = 6, decode = 8;
 };
 template <> struct MinBlocks<uint64_t> {
-    static constexpr int encode = 3, decode = 4;
+    static constexpr int encode = 4, decode = 4;
 };
 
-/* Bytes per warp of the encoder (two buffers: the chunk being coded and
- * the one waiting to be written) and of the decoder (the stage). */
+/* Bytes per warp of the encoder and of the decoder (the stage). The
+ * encoder codes a chunk in its stage and keeps the previous one's planes
+ * until its offset is known (write-behind, falcon_compress_warp): f32 in a
+ * second stage-sized buffer, the two alternating; f64 in a buffer of
+ * kPendingPlanes64 planes that the coded planes are copied into (a chunk
+ * of more planes is written at once). Two f64 stages, 16.6 KiB per warp,
+ * allowed 12 warps per SM, this 13.8 KiB 16 (compression +13-19%, H100 run
+ * s78); real series need 6-37 planes. f32 kept in 30 planes at 7 blocks
+ * (28 warps) was 1-2% slower than two stages at 6. */
+constexpr uint32_t kPendingPlanes64 = 44;
+constexpr uint32_t kPendingPlanes32 = 0; /* 0: two stages */
 template <typename T> struct WarpSmem {
     static constexpr uint32_t buffer = kStageSlots * (uint32_t)sizeof(T);
-    static constexpr uint32_t encode = 2 * buffer;
+    static constexpr uint32_t pending_planes =
+        sizeof(T) == 8 ? kPendingPlanes64 : kPendingPlanes32;
+    static constexpr uint32_t encode =
+        pending_planes ? buffer + 128 * pending_planes : 2 * buffer;
     static constexpr uint32_t decode = buffer;
 };
 
@@ -613,7 +633,7 @@ code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
     for (uint32_t q = pc.width; q-- > 0;) {
         const uint32_t word = planes[32 * q + lane];
         const uint32_t nnz =
-            __reduce_add_sync(FZ_FULL_MASK, __popc(nonzero4(word)));
+            __reduce_add_sync(FZ_FULL_MASK, nonzero_count(word));
         if (falcon_sparse(B, nnz)) {
             pc.sparse_mask |= 1ull << q;
             size += M + nnz;
@@ -628,7 +648,8 @@ code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
 }
 
 /* Write-behind: a warp codes and publishes chunk k, then resolves and
- * writes chunk k - 1, whose planes wait in the other buffer. A chunk's
+ * writes chunk k - 1, whose planes wait in the other stage (f32) or the
+ * kept planes (f64; WarpSmem). A chunk's
  * offset needs every earlier chunk's size; the chunks in flight just
  * before it were ticketed moments earlier, so waiting for them right
  * after publishing would idle the warp for the slowest one's lag (a third
@@ -639,27 +660,44 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
     extern __shared__ __align__(16) uint8_t smem_raw[];
     uint8_t *mine = warp_smem(smem_raw, WarpSmem<T>::encode);
     const fz_header &h = a.expect;
+    const uint32_t lane = threadIdx.x & 31;
+    constexpr uint32_t kKeep = WarpSmem<T>::pending_planes;
+    uint32_t *kept = reinterpret_cast<uint32_t *>(mine + WarpSmem<T>::buffer);
     int guess = -1; /* the last Case 1 scale of this warp (warp-uniform) */
     PendingChunk<T> pending;
     bool has_pending = false;
-    uint32_t k = 0;
-    for (;; k ^= 1) {
+    uint32_t k = 0; /* two stages: the one coded into */
+    for (;;) {
         const unsigned long long c = warp_ticket(a);
         if (c >= h.chunk_count)
             break;
-        T *buffer = reinterpret_cast<T *>(mine + k * WarpSmem<T>::buffer);
-        const PendingChunk<T> coded = code_chunk<T>(a, c, buffer, &guess);
+        T *stage = reinterpret_cast<T *>(mine + k * WarpSmem<T>::buffer);
+        const uint32_t *planes = reinterpret_cast<const uint32_t *>(stage);
+        const PendingChunk<T> coded = code_chunk<T>(a, c, stage, &guess);
         if (has_pending)
             write_chunk<T>(a, pending,
-                           reinterpret_cast<const uint32_t *>(
-                               mine + (k ^ 1) * WarpSmem<T>::buffer));
-        pending = coded;
+                           kKeep ? kept
+                                 : reinterpret_cast<const uint32_t *>(
+                                       mine + (k ^ 1) * WarpSmem<T>::buffer));
         has_pending = true;
+        pending = coded;
+        if (!kKeep) {
+            k ^= 1;
+        } else if (!coded.verbatim && coded.width > kKeep) {
+            write_chunk<T>(a, coded, planes); /* too wide to keep */
+            has_pending = false;
+        } else if (!coded.verbatim) {
+            /* each lane copies its own words (it wrote and will read
+             * only those) */
+            for (uint32_t q = 0; q < coded.width; q++)
+                kept[32 * q + lane] = planes[32 * q + lane];
+        }
     }
     if (has_pending)
         write_chunk<T>(a, pending,
-                       reinterpret_cast<const uint32_t *>(
-                           mine + (k ^ 1) * WarpSmem<T>::buffer));
+                       kKeep ? kept
+                             : reinterpret_cast<const uint32_t *>(
+                                   mine + (k ^ 1) * WarpSmem<T>::buffer));
 }
 
 /* Copies the size encoded bytes at in into the last 16-byte vectors of the
