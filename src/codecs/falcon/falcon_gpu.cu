@@ -40,6 +40,7 @@ constexpr int kThreads = 32 * kWarps;
 template <typename T> struct FW;
 template <> struct FW<uint32_t> {
     static constexpr uint32_t BITS = 32, AMAX = FALCON_AMAX32;
+    static constexpr bool FUSED_GUESS = true; /* see ScaleWork */
     static constexpr uint64_t LIMIT = FALCON_LIMIT32;
     static __device__ void scan_add(falcon_scan *s, uint32_t b) {
         falcon_scan_add32(s, b);
@@ -92,6 +93,7 @@ template <> struct FW<uint32_t> {
 };
 template <> struct FW<uint64_t> {
     static constexpr uint32_t BITS = 64, AMAX = FALCON_AMAX64;
+    static constexpr bool FUSED_GUESS = false;
     static constexpr uint64_t LIMIT = FALCON_LIMIT64;
     static __device__ void scan_add(falcon_scan *s, uint64_t b) {
         falcon_scan_add64(s, b);
@@ -336,16 +338,16 @@ __device__ void stage_chunk(const T *in, uint32_t n, T *stage) {
     }
 }
 
-/* The chunk hash of the staged values (every lane): a rolled loop, as the
- * hash is long code that 33 unrolled copies made an instruction-cache
- * burden. */
+/* This lane's share of the chunk hash of the staged values from row
+ * `row` (values 32 row + L, ...) on: a rolled loop, as the hash is long
+ * code that 33 unrolled copies made an instruction-cache burden. */
 template <typename T>
-__device__ uint32_t staged_hash(const T *stage, uint32_t n) {
+__device__ uint32_t staged_hash(const T *stage, uint32_t n, uint32_t row) {
     uint32_t hsum = 0;
 #pragma unroll 1
-    for (uint32_t i = threadIdx.x & 31; i < n; i += 32)
+    for (uint32_t i = 32 * row + (threadIdx.x & 31); i < n; i += 32)
         hsum += FW<T>::hash(stage[stage_slot(i)], i);
-    return __reduce_add_sync(FZ_FULL_MASK, hsum);
+    return hsum;
 }
 
 /* Bit-planes of this lane's 32 deltas x[b] (delta 32 L + b) into
@@ -456,25 +458,68 @@ __device__ uint32_t full_scale(const T *stage, uint32_t n) {
  * multiple of 10 (then every alpha_i < A). */
 enum GuessResult { kHolds, kTooSmall, kNoWitness };
 
+/* The f32 encoder's work on the staged chunk while its scale is sought
+ * (FW<T>::FUSED_GUESS): the chunk hash is summed in the same pass as the
+ * first try reads the values (rows hashed so far, this lane's sum), and a
+ * try writes each row's integers (falcon_fwd at A) over its values once
+ * the row fits, so that a try that holds leaves the stage holding the
+ * chunk's integers and step 2 does not compute them again (f32
+ * compression +9-16% where the guess mostly holds, run s79). A try that
+ * fails puts the values back. The f64 encoder was 10-43% slower so
+ * (longer code, a division per value put back) and keeps the plain
+ * passes. */
+struct ScaleWork {
+    bool hash;       /* with checksums */
+    uint32_t hashed; /* rows hashed (warp-uniform) */
+    uint32_t hsum;   /* this lane's share of the chunk hash */
+};
+
+/* Rows [0, rows) of the stage back from their integers at A to the
+ * values: exact, as a value fits at A only if the decoder's inverse (this
+ * one) gives it back. */
 template <typename T>
-__device__ GuessResult try_scale(const T *stage, uint32_t n, int guess) {
+__device__ void restore_rows(T *stage, uint32_t n, uint32_t rows, int a,
+                             double p) {
+#pragma unroll 1
+    for (uint32_t i = threadIdx.x & 31; i < n && i < 32 * rows; i += 32)
+        stage[stage_slot(i)] = FW<T>::inv(stage[stage_slot(i)], (uint32_t)a, p);
+}
+
+template <typename T>
+__device__ GuessResult try_scale(T *stage, uint32_t n, int guess,
+                                 ScaleWork *w) {
     typedef FW<T> F;
     const uint32_t lane = threadIdx.x & 31;
     const double p = falcon_pow10(guess);
     bool witness = guess == 0; /* warp-uniform: looked for until found */
+    uint32_t row = 0;
 #pragma unroll 1
-    for (uint32_t i0 = 0; i0 < n; i0 += 32) {
+    for (uint32_t i0 = 0; i0 < n; i0 += 32, row++) {
         const uint32_t i = i0 + lane;
-        bool fit = true;
-        uint64_t mag = 0;
-        if (i < n)
-            fit = F::fits(stage[stage_slot(i)], p, &mag);
-        if (!__all_sync(FZ_FULL_MASK, fit))
+        const T v = i < n ? stage[stage_slot(i)] : (T)0; /* +0.0 fits */
+        uint64_t mag;
+        const bool fit = F::fits(v, p, &mag);
+        if (F::FUSED_GUESS && w->hash && row == w->hashed) { /* uniform */
+            if (i < n)
+                w->hsum += F::hash(v, i);
+            w->hashed++;
+        }
+        if (!__all_sync(FZ_FULL_MASK, fit)) {
+            if (F::FUSED_GUESS)
+                restore_rows<T>(stage, n, row, guess, p);
             return kTooSmall;
+        }
+        if (F::FUSED_GUESS && i < n) /* falcon_fwd's integer */
+            stage[stage_slot(i)] =
+                v >> (F::BITS - 1) ? (T)(0 - (T)mag) : (T)mag;
         if (!witness)
             witness = __any_sync(FZ_FULL_MASK, F::mag_not10(mag));
     }
-    return witness ? kHolds : kNoWitness;
+    if (witness)
+        return kHolds;
+    if (F::FUSED_GUESS)
+        restore_rows<T>(stage, n, row, guess, p);
+    return kNoWitness;
 }
 
 /* Tries of try_scale per chunk before the full scan. */
@@ -483,15 +528,20 @@ constexpr int kGuessTries = 4;
 /* The chunk's scale byte: try_scale at the guess (the warp's last Case 1
  * scale), then one place up while a value does not fit or one down while
  * none is a witness (never both ways), at most kGuessTries times; else the
- * full scan. Whatever the walk does, a kHolds answer is the scan's. */
+ * full scan. Whatever the walk does, a kHolds answer is the scan's.
+ * *ints: the stage holds the integers (a try held), else the values. */
 template <typename T>
-__device__ uint32_t chunk_scale(const T *stage, uint32_t n, int guess) {
+__device__ uint32_t chunk_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
+                                bool *ints) {
     int a = guess, dir = 0;
+    *ints = false;
 #pragma unroll 1
     for (int t = 0; t < kGuessTries && a >= 0 && a <= (int)FW<T>::AMAX; t++) {
-        const GuessResult r = try_scale<T>(stage, n, a);
-        if (r == kHolds)
+        const GuessResult r = try_scale<T>(stage, n, a, w);
+        if (r == kHolds) {
+            *ints = FW<T>::FUSED_GUESS;
             return (uint32_t)a;
+        }
         const int step = r == kTooSmall ? 1 : -1;
         if (dir != 0 && step != dir)
             break;
@@ -502,6 +552,29 @@ __device__ uint32_t chunk_scale(const T *stage, uint32_t n, int guess) {
 }
 
 /* ------------------------------------------------------ warp kernel */
+/* This lane's deltas x[b] = zigzag(s_(32L + 1 + b) - s_(32L + b)) of the
+ * chunk's integers s_i, zero past the chunk, OR-ed into *any: INTS, the
+ * stage holds the integers; else the values, transformed here. */
+template <typename T, bool INTS>
+__device__ void lane_deltas(const T *stage, uint32_t n, uint32_t scale,
+                            T (&x)[32], T *any) {
+    typedef FW<T> F;
+    const double p =
+        INTS || scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
+    const uint32_t first = 32u * (threadIdx.x & 31);
+    const T v0 = first < n ? stage[stage_slot(first)] : (T)0;
+    T prev = INTS ? v0 : F::fwd(v0, scale, p);
+#pragma unroll
+    for (int b = 0; b < 32; b++) {
+        const uint32_t i = first + 1 + b;
+        const T v = i < n ? stage[stage_slot(i)] : (T)0;
+        const T s = INTS ? v : F::fwd(v, scale, p);
+        x[b] = i < n ? F::zz((T)(s - prev)) : (T)0;
+        prev = s;
+        *any |= x[b];
+    }
+}
+
 /* A chunk coded and published but not yet written (warp-uniform): its
  * planes wait in their buffer for the look-back to give its offset. */
 template <typename T> struct PendingChunk {
@@ -598,27 +671,32 @@ code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
      *    the answer (falcon_xform.h, falcon_scan), else the scan */
     PendingChunk<T> pc;
     pc.c = c;
-    pc.scale = chunk_scale<T>(stage, n, *guess);
+    ScaleWork work;
+    work.hash = F::FUSED_GUESS && (h.flags & FZ_HDR_FLAG_CHECKSUMS);
+    work.hashed = 0;
+    work.hsum = 0;
+    bool ints;
+    pc.scale = chunk_scale<T>(stage, n, *guess, &work, &ints);
     if (pc.scale != FALCON_CASE2)
         *guess = (int)pc.scale;
-    const uint32_t chunk_hash =
-        h.flags & FZ_HDR_FLAG_CHECKSUMS ? staged_hash<T>(stage, n) : 0u;
+    uint32_t chunk_hash = 0;
+    if (h.flags & FZ_HDR_FLAG_CHECKSUMS) /* the rows not hashed hold values */
+        chunk_hash = __reduce_add_sync(
+            FZ_FULL_MASK, work.hsum + staged_hash<T>(stage, n, work.hashed));
 
     /* 2. integers, deltas, zigzag: x[b] = delta of value 32L + 1 + b */
+    __syncwarp(); /* the tries wrote the stage by rows */
     const uint32_t scale = pc.scale;
-    const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
-    const T s0 = F::fwd(stage[0], scale, p);
-    const uint32_t first = 32u * lane;
-    T prev = F::fwd(first < n ? stage[stage_slot(first)] : (T)0, scale, p);
+    ints = F::FUSED_GUESS && ints; /* constant false for f64 */
+    const T s0 =
+        ints ? stage[0]
+             : F::fwd(stage[0], scale,
+                      scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale));
     T x[32], any = 0;
-#pragma unroll
-    for (int b = 0; b < 32; b++) {
-        const uint32_t i = first + 1 + b;
-        const T s = F::fwd(i < n ? stage[stage_slot(i)] : (T)0, scale, p);
-        x[b] = i < n ? F::zz((T)(s - prev)) : (T)0;
-        prev = s;
-        any |= x[b];
-    }
+    if (ints)
+        lane_deltas<T, F::FUSED_GUESS>(stage, n, scale, x, &any);
+    else
+        lane_deltas<T, false>(stage, n, scale, x, &any);
     pc.width = F::width(any);
     pc.u0 = scale == FALCON_CASE2 ? s0 : F::zz(s0);
     const uint32_t B = falcon_plane_bytes(n), M = falcon_bitmap_bytes(B);
