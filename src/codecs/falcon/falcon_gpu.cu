@@ -624,8 +624,8 @@ __device__ void write_chunk(const fz_gpu_args &a, const PendingChunk<T> &p,
     uint32_t pos = FALCON_HEAD_BYTES + first_len + nflags;
     for (uint32_t q = p.width; q-- > 0;) {
         const uint32_t word = planes[32 * q + lane];
-        const uint32_t nz = nonzero4(word);
         if ((p.sparse_mask >> q) & 1u) {
+            const uint32_t nz = nonzero4(word);
             /* bitmap byte k: plane bytes 8k..8k+7 = lanes 2k, 2k+1 */
             const uint32_t hi = __shfl_down_sync(FZ_FULL_MASK, nz, 1);
             if (!(lane & 1) && (lane >> 1) < M)
@@ -639,6 +639,20 @@ __device__ void write_chunk(const fz_gpu_args &a, const PendingChunk<T> &p,
                     out[o++] = (uint8_t)byte;
             }
             pos += M + total;
+        } else if (B == 128) {
+            /* a whole chunk's plane: every lane has its 4 bytes, one
+             * address; one word store where they are aligned (all lanes
+             * or none) */
+            uint8_t *d = out + pos + 4 * lane;
+            if (((uintptr_t)d & 3u) == 0) {
+                *reinterpret_cast<uint32_t *>(d) = word;
+            } else {
+                d[0] = (uint8_t)word;
+                d[1] = (uint8_t)(word >> 8);
+                d[2] = (uint8_t)(word >> 16);
+                d[3] = (uint8_t)(word >> 24);
+            }
+            pos += B;
         } else {
 #pragma unroll
             for (int r = 0; r < 4; r++) {
