@@ -701,14 +701,24 @@ code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
     /* 2. integers, deltas, zigzag: x[b] = delta of value 32L + 1 + b */
     __syncwarp(); /* the tries wrote the stage by rows */
     const uint32_t scale = pc.scale;
-    ints = F::FUSED_GUESS && ints; /* constant false for f64 */
+    if (!F::FUSED_GUESS) {
+        /* f64: the integers by a rolled pass in place (33 unrolled copies
+         * of the f64 transform in lane_deltas were an instruction-cache
+         * burden) */
+        const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
+#pragma unroll 1
+        for (uint32_t i = lane; i < n; i += 32)
+            stage[stage_slot(i)] = F::fwd(stage[stage_slot(i)], scale, p);
+        __syncwarp();
+    }
+    ints = !F::FUSED_GUESS || ints; /* constant true for f64 */
     const T s0 =
         ints ? stage[0]
              : F::fwd(stage[0], scale,
                       scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale));
     T x[32], any = 0;
     if (ints)
-        lane_deltas<T, F::FUSED_GUESS>(stage, n, scale, x, &any);
+        lane_deltas<T, true>(stage, n, scale, x, &any);
     else
         lane_deltas<T, false>(stage, n, scale, x, &any);
     pc.width = F::width(any);
