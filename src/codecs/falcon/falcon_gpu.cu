@@ -338,18 +338,6 @@ __device__ void stage_chunk(const T *in, uint32_t n, T *stage) {
     }
 }
 
-/* This lane's share of the chunk hash of the staged values from row
- * `row` (values 32 row + L, ...) on: a rolled loop, as the hash is long
- * code that 33 unrolled copies made an instruction-cache burden. */
-template <typename T>
-__device__ uint32_t staged_hash(const T *stage, uint32_t n, uint32_t row) {
-    uint32_t hsum = 0;
-#pragma unroll 1
-    for (uint32_t i = 32 * row + (threadIdx.x & 31); i < n; i += 32)
-        hsum += FW<T>::hash(stage[stage_slot(i)], i);
-    return hsum;
-}
-
 /* Bit-planes of this lane's 32 deltas x[b] (delta 32 L + b) into
  * planes[32 q + L], q < width: one or two 32 x 32 bit transposes. */
 __device__ void store_planes(const uint32_t (&x)[32], uint32_t width,
@@ -463,11 +451,11 @@ enum GuessResult { kHolds, kTooSmall, kNoWitness };
  * first try reads the values (rows hashed so far, this lane's sum), and a
  * try writes each row's integers (falcon_fwd at A) over its values once
  * the row fits, so that a try that holds leaves the stage holding the
- * chunk's integers and step 2 does not compute them again (f32
- * compression +9-16% where the guess mostly holds, run s79). A try that
- * fails puts the values back. The f64 encoder was 10-43% slower so
- * (longer code, a division per value put back) and keeps the plain
- * passes. */
+ * chunk's integers and transform_staged is not needed (f32 compression
+ * +9-16% where the guess mostly holds, run s79). A try that fails puts
+ * the values back. The f64 encoder was 10-43% slower so (longer code, a
+ * division per value put back): it hashes and transforms in
+ * transform_staged. */
 struct ScaleWork {
     bool hash;       /* with checksums */
     uint32_t hashed; /* rows hashed (warp-uniform) */
@@ -552,23 +540,37 @@ __device__ uint32_t chunk_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
 }
 
 /* ------------------------------------------------------ warp kernel */
-/* This lane's deltas x[b] = zigzag(s_(32L + 1 + b) - s_(32L + b)) of the
- * chunk's integers s_i, zero past the chunk, OR-ed into *any: INTS, the
- * stage holds the integers; else the values, transformed here. */
-template <typename T, bool INTS>
-__device__ void lane_deltas(const T *stage, uint32_t n, uint32_t scale,
-                            T (&x)[32], T *any) {
+/* The stage's values into the chunk's integers at scale (falcon_fwd) in
+ * place, by rows (lane L: values 32 k + L), adding the hash terms of rows
+ * from `hashed` on to *hsum: one rolled pass, as 33 unrolled copies of
+ * the transform (f64 above all) were an instruction-cache burden. */
+template <typename T>
+__device__ void transform_staged(T *stage, uint32_t n, uint32_t scale,
+                                 bool checksums, uint32_t hashed,
+                                 uint32_t *hsum) {
     typedef FW<T> F;
-    const double p =
-        INTS || scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
+    const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
+    uint32_t row = 0;
+#pragma unroll 1
+    for (uint32_t i = threadIdx.x & 31; i < n; i += 32, row++) {
+        const T v = stage[stage_slot(i)];
+        if (checksums && row >= hashed)
+            *hsum += F::hash(v, i);
+        stage[stage_slot(i)] = F::fwd(v, scale, p);
+    }
+}
+
+/* This lane's deltas x[b] = zigzag(s_(32L + 1 + b) - s_(32L + b)) of the
+ * staged integers s_i, zero past the chunk, OR-ed into *any. */
+template <typename T>
+__device__ void lane_deltas(const T *stage, uint32_t n, T (&x)[32], T *any) {
+    typedef FW<T> F;
     const uint32_t first = 32u * (threadIdx.x & 31);
-    const T v0 = first < n ? stage[stage_slot(first)] : (T)0;
-    T prev = INTS ? v0 : F::fwd(v0, scale, p);
+    T prev = first < n ? stage[stage_slot(first)] : (T)0;
 #pragma unroll
     for (int b = 0; b < 32; b++) {
         const uint32_t i = first + 1 + b;
-        const T v = i < n ? stage[stage_slot(i)] : (T)0;
-        const T s = INTS ? v : F::fwd(v, scale, p);
+        const T s = i < n ? stage[stage_slot(i)] : (T)0;
         x[b] = i < n ? F::zz((T)(s - prev)) : (T)0;
         prev = s;
         *any |= x[b];
@@ -693,34 +695,19 @@ code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
     pc.scale = chunk_scale<T>(stage, n, *guess, &work, &ints);
     if (pc.scale != FALCON_CASE2)
         *guess = (int)pc.scale;
-    uint32_t chunk_hash = 0;
-    if (h.flags & FZ_HDR_FLAG_CHECKSUMS) /* the rows not hashed hold values */
-        chunk_hash = __reduce_add_sync(
-            FZ_FULL_MASK, work.hsum + staged_hash<T>(stage, n, work.hashed));
-
-    /* 2. integers, deltas, zigzag: x[b] = delta of value 32L + 1 + b */
-    __syncwarp(); /* the tries wrote the stage by rows */
+    const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
     const uint32_t scale = pc.scale;
-    if (!F::FUSED_GUESS) {
-        /* f64: the integers by a rolled pass in place (33 unrolled copies
-         * of the f64 transform in lane_deltas were an instruction-cache
-         * burden) */
-        const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
-#pragma unroll 1
-        for (uint32_t i = lane; i < n; i += 32)
-            stage[stage_slot(i)] = F::fwd(stage[stage_slot(i)], scale, p);
-        __syncwarp();
-    }
-    ints = !F::FUSED_GUESS || ints; /* constant true for f64 */
-    const T s0 =
-        ints ? stage[0]
-             : F::fwd(stage[0], scale,
-                      scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale));
+    uint32_t hsum = work.hsum;
+    if (!ints)
+        transform_staged<T>(stage, n, scale, checksums, work.hashed, &hsum);
+    const uint32_t chunk_hash =
+        checksums ? __reduce_add_sync(FZ_FULL_MASK, hsum) : 0u;
+
+    /* 2. deltas, zigzag: x[b] = delta of value 32L + 1 + b */
+    __syncwarp(); /* the stage was written by rows */
+    const T s0 = stage[0];
     T x[32], any = 0;
-    if (ints)
-        lane_deltas<T, true>(stage, n, scale, x, &any);
-    else
-        lane_deltas<T, false>(stage, n, scale, x, &any);
+    lane_deltas<T>(stage, n, x, &any);
     pc.width = F::width(any);
     pc.u0 = scale == FALCON_CASE2 ? s0 : F::zz(s0);
     const uint32_t B = falcon_plane_bytes(n), M = falcon_bitmap_bytes(B);
