@@ -304,6 +304,41 @@ static void test_decimal_random(void) {
     cases_run++;
 }
 
+/* The GPU's binary32 read-back without a division (falcon_divf_pow10)
+ * against the correctly rounded division on its whole domain: every
+ * integer r < 10^6 at every scale a <= AMAX32. This exhaustive check is
+ * what makes the substitution exact. */
+static void test_readback32(void) {
+    unsigned long long mismatches = 0;
+    for (int a = 0; a <= FALCON_AMAX32; a++) {
+        const float p = (float)falcon_pow10(a);
+        const float y = 1.0f / p;
+        for (uint32_t r = 0; r < FALCON_LIMIT32; r++) {
+            const float want = (float)r / p;
+            const float got = falcon_divf_pow10((float)r, p, y);
+            if (memcmp(&want, &got, sizeof want) != 0 && mismatches++ < 5)
+                fprintf(stderr, "readback32 a=%d r=%u: %.9g, division %.9g\n",
+                        a, r, (double)got, (double)want);
+        }
+    }
+    CHECK(mismatches == 0);
+    /* and the entry points that take y agree with those that divide */
+    uint64_t rng = 0x5EED5EEDull;
+    for (int k = 0; k < 1000000; k++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        const uint32_t bits = (uint32_t)(rng >> 32);
+        const int a = (int)((rng >> 8) % (FALCON_AMAX32 + 1));
+        const double p = falcon_pow10(a);
+        uint32_t m0 = 0, m1 = 0;
+        CHECK(falcon_fits32(bits, p, &m0) ==
+              falcon_fits32_by(bits, p, 1.0f / (float)p, &m1));
+        CHECK(m0 == m1);
+        const uint32_t s = (uint32_t)(rng >> 40) % FALCON_LIMIT32;
+        CHECK(falcon_inv32(s, (uint32_t)a, p) ==
+              falcon_inv32_by(s, (uint32_t)a, p, 1.0f / (float)p));
+    }
+}
+
 /* Every float32 of a few binades near 1 and near the limits, exhaustive
  * (only with the full run). */
 static void test_decimal_f32_sweep(void) {
@@ -904,6 +939,7 @@ static const struct {
     {"decimal_exact", test_decimal_exact},
     {"decimal_random", test_decimal_random},
     {"decimal_f32_sweep", test_decimal_f32_sweep},
+    {"readback32", test_readback32},
     {"scan", test_scan},
     {"roundtrip", test_roundtrip_generators},
     {"chunk_sizes", test_roundtrip_chunk_sizes},

@@ -45,9 +45,13 @@ template <> struct FW<uint32_t> {
     static __device__ void scan_add(falcon_scan *s, uint32_t b) {
         falcon_scan_add32(s, b);
     }
-    static __device__ int fits(uint32_t b, double p, uint64_t *mag) {
+    /* fl32(1 / p): the read-back without a division (falcon_divf_pow10) */
+    static __device__ float recip(double p) {
+        return __fdiv_rn(1.0f, (float)p);
+    }
+    static __device__ int fits(uint32_t b, double p, float y, uint64_t *mag) {
         uint32_t m;
-        const int ok = falcon_fits32(b, p, &m);
+        const int ok = falcon_fits32_by(b, p, y, &m);
         *mag = m;
         return ok;
     }
@@ -57,8 +61,9 @@ template <> struct FW<uint32_t> {
     static __device__ uint32_t fwd(uint32_t b, uint32_t scale, double p) {
         return falcon_fwd32(b, scale, p);
     }
-    static __device__ uint32_t inv(uint32_t s, uint32_t scale, double p) {
-        return falcon_inv32(s, scale, p);
+    static __device__ uint32_t inv(uint32_t s, uint32_t scale, double p,
+                                   float y) {
+        return falcon_inv32_by(s, scale, p, y);
     }
     static __device__ uint32_t zz(uint32_t x) {
         return falcon_zz32(x);
@@ -98,7 +103,10 @@ template <> struct FW<uint64_t> {
     static __device__ void scan_add(falcon_scan *s, uint64_t b) {
         falcon_scan_add64(s, b);
     }
-    static __device__ int fits(uint64_t b, double p, uint64_t *mag) {
+    static __device__ float recip(double) {
+        return 0.0f; /* binary64 divides */
+    }
+    static __device__ int fits(uint64_t b, double p, float, uint64_t *mag) {
         return falcon_fits64(b, p, mag);
     }
     static __device__ bool mag_not10(uint64_t mag) {
@@ -107,7 +115,8 @@ template <> struct FW<uint64_t> {
     static __device__ uint64_t fwd(uint64_t b, uint32_t scale, double p) {
         return falcon_fwd64(b, scale, p);
     }
-    static __device__ uint64_t inv(uint64_t s, uint32_t scale, double p) {
+    static __device__ uint64_t inv(uint64_t s, uint32_t scale, double p,
+                                   float) {
         return falcon_inv64(s, scale, p);
     }
     static __device__ uint64_t zz(uint64_t x) {
@@ -468,9 +477,11 @@ struct ScaleWork {
 template <typename T>
 __device__ void restore_rows(T *stage, uint32_t n, uint32_t rows, int a,
                              double p) {
+    const float y = FW<T>::recip(p);
 #pragma unroll 1
     for (uint32_t i = threadIdx.x & 31; i < n && i < 32 * rows; i += 32)
-        stage[stage_slot(i)] = FW<T>::inv(stage[stage_slot(i)], (uint32_t)a, p);
+        stage[stage_slot(i)] =
+            FW<T>::inv(stage[stage_slot(i)], (uint32_t)a, p, y);
 }
 
 template <typename T>
@@ -479,6 +490,7 @@ __device__ GuessResult try_scale(T *stage, uint32_t n, int guess,
     typedef FW<T> F;
     const uint32_t lane = threadIdx.x & 31;
     const double p = falcon_pow10(guess);
+    const float y = F::recip(p);
     bool witness = guess == 0; /* warp-uniform: looked for until found */
     uint32_t row = 0;
 #pragma unroll 1
@@ -486,7 +498,7 @@ __device__ GuessResult try_scale(T *stage, uint32_t n, int guess,
         const uint32_t i = i0 + lane;
         const T v = i < n ? stage[stage_slot(i)] : (T)0; /* +0.0 fits */
         uint64_t mag;
-        const bool fit = F::fits(v, p, &mag);
+        const bool fit = F::fits(v, p, y, &mag);
         if (F::FUSED_GUESS && w->hash && row == w->hashed) { /* uniform */
             if (i < n)
                 w->hsum += F::hash(v, i);
@@ -981,6 +993,7 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
         stage[0] = s0;
     __syncwarp();
     const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
+    const float y = F::recip(p);
     int ok = 1, tight = scale == 0 || scale == FALCON_CASE2;
 #pragma unroll 1
     for (uint32_t i = lane; i < n; i += 32) {
@@ -990,7 +1003,7 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
             if (!tight)
                 tight = F::not10(s);
         }
-        const T v = F::inv(s, scale, p);
+        const T v = F::inv(s, scale, p, y);
         if (scale == FALCON_CASE2) /* for the canonical check below */
             stage[stage_slot(i)] = v;
         out[i] = v;

@@ -27,6 +27,7 @@
 #ifndef FALCON_XFORM_H
 #define FALCON_XFORM_H
 
+#include <math.h>
 #include <string.h>
 
 #include "../../common/fz_portable.h"
@@ -73,6 +74,31 @@ static FZ_HD float falcon_divf(float a, float b) {
 #else
     return a / b;
 #endif
+}
+
+/* fl32(r / p) for p = 10^a, 0 <= a <= AMAX32 (exact in binary32), and an
+ * integer 0 <= r < 10^6 (exact), from y = fl32(1 / p) by one product and
+ * two fused multiply-adds (Markstein's correction step): the remainder
+ * r - q0 p is exact and q0 + rem y rounds to the quotient. It equals the
+ * correctly rounded division for every such r and a, which
+ * tests/test_falcon.c (`readback32`) checks exhaustively (11 M cases);
+ * the GPU uses it for the binary32 read-back, where a division is a
+ * reciprocal approximation, refinements and a range check with a slow
+ * path per value. */
+static FZ_HD float falcon_divf_pow10(float r, float p, float y) {
+#if defined(__CUDA_ARCH__)
+    const float q0 = __fmul_rn(r, y);
+    return __fmaf_rn(__fmaf_rn(-q0, p, r), y, q0);
+#else
+    const float q0 = r * y;
+    return fmaf(fmaf(-q0, p, r), y, q0);
+#endif
+}
+
+/* The binary32 read-back fl32(r / p) of an integer r < 10^6: with y =
+ * fl32(1 / p) by falcon_divf_pow10, with y = 0 by the division. */
+static FZ_HD float falcon_readback32(float r, float p, float y) {
+    return y != 0.0f ? falcon_divf_pow10(r, p, y) : falcon_divf(r, p);
 }
 
 static FZ_HD double falcon_as_double(uint64_t bits) {
@@ -147,8 +173,9 @@ static FZ_HD int falcon_step64(double v, double p, uint64_t *mag) {
 }
 
 /* The binary32 step: t in binary64 (exact conversion, one rounded
- * multiplication), acceptance by binary32 division. */
-static FZ_HD int falcon_step32(float vf, double p, uint32_t *mag) {
+ * multiplication), acceptance by binary32 division (falcon_readback32,
+ * y = fl32(1 / p) or 0). */
+static FZ_HD int falcon_step32_by(float vf, double p, float y, uint32_t *mag) {
     const double limit = (double)FALCON_LIMIT32;
     const double t = falcon_mul((double)vf, p);
     if (t >= limit)
@@ -156,11 +183,14 @@ static FZ_HD int falcon_step32(float vf, double p, uint32_t *mag) {
     const double r = falcon_round(t);
     const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
     if (d < falcon_mul(t, 0x1p-23) && r < limit &&
-        falcon_divf((float)r, (float)p) == vf) {
+        falcon_readback32((float)r, (float)p, y) == vf) {
         *mag = (uint32_t)r;
         return 1;
     }
     return 0;
+}
+static FZ_HD int falcon_step32(float vf, double p, uint32_t *mag) {
+    return falcon_step32_by(vf, p, 0.0f, mag);
 }
 
 /* The search from a = a0 (p0 = 10^a0, exact; a0 <= AMAX) on: the first
@@ -231,7 +261,9 @@ static FZ_HD int falcon_fits64(uint64_t bits, double p, uint64_t *mag) {
     return falcon_step64(falcon_as_double(abs), p, mag) > 0;
 }
 
-static FZ_HD int falcon_fits32(uint32_t bits, double p, uint32_t *mag) {
+/* y: fl32(1 / p), or 0 (falcon_readback32). */
+static FZ_HD int falcon_fits32_by(uint32_t bits, double p, float y,
+                                  uint32_t *mag) {
     *mag = 0;
     if (bits == 0)
         return 1;
@@ -239,7 +271,10 @@ static FZ_HD int falcon_fits32(uint32_t bits, double p, uint32_t *mag) {
     const uint32_t e = abs >> 23;
     if (e == 0 || e == 0xFF)
         return 0;
-    return falcon_step32(falcon_as_float(abs), p, mag) > 0;
+    return falcon_step32_by(falcon_as_float(abs), p, y, mag) > 0;
+}
+static FZ_HD int falcon_fits32(uint32_t bits, double p, uint32_t *mag) {
+    return falcon_fits32_by(bits, p, 0.0f, mag);
 }
 
 /* ------------------------------------------------------- chunk decision */
@@ -394,13 +429,20 @@ static FZ_HD uint64_t falcon_inv64(uint64_t s, uint32_t scale, double p) {
     return mag ? abs | (uint64_t)neg << 63 : 0;
 }
 
-static FZ_HD uint32_t falcon_inv32(uint32_t s, uint32_t scale, double p) {
+/* y: fl32(1 / p), or 0 (falcon_readback32); the result is only
+ * meaningful for valid integers (falcon_valid_case1_32). */
+static FZ_HD uint32_t falcon_inv32_by(uint32_t s, uint32_t scale, double p,
+                                      float y) {
     if (scale == FALCON_CASE2)
         return falcon_unzz32(s);
     const int neg = (int32_t)s < 0;
     const uint32_t mag = neg ? 0u - s : s;
-    const uint32_t abs = falcon_float_bits(falcon_divf((float)mag, (float)p));
+    const uint32_t abs =
+        falcon_float_bits(falcon_readback32((float)mag, (float)p, y));
     return mag ? abs | (uint32_t)neg << 31 : 0;
+}
+static FZ_HD uint32_t falcon_inv32(uint32_t s, uint32_t scale, double p) {
+    return falcon_inv32_by(s, scale, p, 0.0f);
 }
 
 /* Decoder checks of a Case 1 integer: the encoder only writes |s| < 10^D.

@@ -122,6 +122,9 @@ inline int __ffs(int x) {
     return __builtin_ffs(x);
 }
 inline void __nanosleep(unsigned) {}
+inline float __fdiv_rn(float a, float b) { /* IEEE division, as on a GPU */
+    return a / b;
+}
 inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
     const unsigned long long both = (unsigned long long)hi << 32 | lo;
     return (unsigned)(both >> (shift & 31u));
