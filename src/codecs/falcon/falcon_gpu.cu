@@ -39,6 +39,7 @@ constexpr int kThreads = 32 * kWarps;
 /* Per word type: the shared transforms under one name. */
 template <typename T> struct FW;
 template <> struct FW<uint32_t> {
+    typedef int32_t Signed;
     static constexpr uint32_t BITS = 32, AMAX = FALCON_AMAX32;
     static constexpr bool FUSED_GUESS = true; /* see ScaleWork */
     static constexpr uint64_t LIMIT = FALCON_LIMIT32;
@@ -97,6 +98,7 @@ template <> struct FW<uint32_t> {
     }
 };
 template <> struct FW<uint64_t> {
+    typedef int64_t Signed;
     static constexpr uint32_t BITS = 64, AMAX = FALCON_AMAX64;
     static constexpr bool FUSED_GUESS = false;
     static constexpr uint64_t LIMIT = FALCON_LIMIT64;
@@ -461,10 +463,11 @@ enum GuessResult { kHolds, kTooSmall, kNoWitness };
  * try writes each row's integers (falcon_fwd at A) over its values once
  * the row fits, so that a try that holds leaves the stage holding the
  * chunk's integers and transform_staged is not needed (f32 compression
- * +9-16% where the guess mostly holds, run s79). A try that fails puts
- * the values back. The f64 encoder was 10-43% slower so (longer code, a
- * division per value put back): it hashes and transforms in
- * transform_staged. */
+ * +9-16% where the guess mostly holds, run s79). A try that stops at a
+ * row that does not fit puts the rows before it back; after kNoWitness
+ * the integers stay and integers_down walks down. The f64 encoder was 10-43%
+ * slower so (longer code, a division per value put back): it hashes and
+ * transforms in transform_staged. */
 struct ScaleWork {
     bool hash;       /* with checksums */
     uint32_t hashed; /* rows hashed (warp-uniform) */
@@ -515,11 +518,26 @@ __device__ GuessResult try_scale(T *stage, uint32_t n, int guess,
         if (!witness)
             witness = __any_sync(FZ_FULL_MASK, F::mag_not10(mag));
     }
-    if (witness)
-        return kHolds;
-    if (F::FUSED_GUESS)
-        restore_rows<T>(stage, n, row, guess, p);
-    return kNoWitness;
+    return witness ? kHolds : kNoWitness; /* f32: the integers stay */
+}
+
+/* After kNoWitness at A with the integers r_i at A in the stage (f32),
+ * the try at A - 1 without a search step: every r_i is a multiple of 10,
+ * so every alpha_i < A (an alpha_i = A would have w_i = r_i, and w_i / 10
+ * at A - 1 would read back as v_i too), hence every value fits at A - 1
+ * with the integer r_i / 10 < 10^D (the shortcut's proof at falcon_scan).
+ * Divides the stage's integers by 10 and says whether one of them is a
+ * witness (not a multiple of 10), i.e. whether A - 1 holds. */
+template <typename T> __device__ bool integers_down(T *stage, uint32_t n) {
+    typedef typename FW<T>::Signed S;
+    bool witness = false;
+#pragma unroll 1
+    for (uint32_t i = threadIdx.x & 31; i < n; i += 32) {
+        const S s = (S)stage[stage_slot(i)] / 10; /* exact */
+        stage[stage_slot(i)] = (T)s;
+        witness |= s % 10 != 0;
+    }
+    return __any_sync(FZ_FULL_MASK, witness);
 }
 
 /* Tries of try_scale per chunk before the full scan. */
@@ -528,7 +546,9 @@ constexpr int kGuessTries = 4;
 /* The chunk's scale byte: try_scale at the guess (the warp's last Case 1
  * scale), then one place up while a value does not fit or one down while
  * none is a witness (never both ways), at most kGuessTries times; else the
- * full scan. Whatever the walk does, a kHolds answer is the scan's.
+ * full scan. Whatever the walk does, a kHolds answer is the scan's. f32
+ * walks down by dividing the integers (integers_down), which always ends
+ * at the scale.
  * *ints: the stage holds the integers (a try held), else the values. */
 template <typename T>
 __device__ uint32_t chunk_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
@@ -540,6 +560,14 @@ __device__ uint32_t chunk_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
         const GuessResult r = try_scale<T>(stage, n, a, w);
         if (r == kHolds) {
             *ints = FW<T>::FUSED_GUESS;
+            return (uint32_t)a;
+        }
+        if (FW<T>::FUSED_GUESS && r == kNoWitness) {
+            /* down to the place that holds (A = 0 needs no witness) */
+            do
+                a--;
+            while (!integers_down<T>(stage, n) && a > 0);
+            *ints = true;
             return (uint32_t)a;
         }
         const int step = r == kTooSmall ? 1 : -1;
