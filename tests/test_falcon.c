@@ -116,9 +116,13 @@ static void check_fits(uint64_t bits, int is64, int alpha, uint64_t w) {
         if (is64) {
             fits = falcon_fits64(bits, p, &r);
         } else {
-            uint32_t r32 = 0;
+            uint32_t r32 = 0, ry = 0;
             fits = falcon_fits32((uint32_t)bits, p, &r32);
             r = r32;
+            /* the GPU's form: division-free read-back, no distance test */
+            CHECK(falcon_fits32_by((uint32_t)bits, p, 1.0f / (float)p, &ry) ==
+                      fits &&
+                  ry == r32);
         }
         uint64_t scaled = w;
         int small = alpha >= 0 && alpha <= A;

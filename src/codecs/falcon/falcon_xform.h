@@ -181,9 +181,15 @@ static FZ_HD int falcon_step32_by(float vf, double p, float y, uint32_t *mag) {
     if (t >= limit)
         return -1;
     const double r = falcon_round(t);
-    const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
-    if (d < falcon_mul(t, 0x1p-23) && r < limit &&
-        falcon_readback32((float)r, (float)p, y) == vf) {
+    /* The distance test only spares the division: a read-back that gives
+     * v implies it (|r - t| <= 10^a ulp(v) / 2 <= t 2^-24, t = v 10^a
+     * exact), so the division-free read-back (y != 0) goes without. */
+    int near = 1;
+    if (y == 0.0f) {
+        const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
+        near = d < falcon_mul(t, 0x1p-23);
+    }
+    if (near && r < limit && falcon_readback32((float)r, (float)p, y) == vf) {
         *mag = (uint32_t)r;
         return 1;
     }
