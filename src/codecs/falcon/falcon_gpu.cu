@@ -12,7 +12,8 @@
  * in shared memory for the size pass and the write pass. The chunk's size is
  * published to the decoupled look-back as soon as it is known; its offset is
  * resolved, and the chunk written straight to its place, after the warp's
- * next chunk is coded (write-behind, two buffers per warp). The decoder stages
+ * next chunk is coded (write-behind: its planes wait in a second stage or,
+ * f64, a smaller plane buffer; WarpSmem). The decoder stages
  * the encoded chunk, parses the planes into shared memory, transposes back,
  * sums the deltas in the lane and across the lanes once, and writes the values
  * coalesced from the stage.
@@ -502,7 +503,8 @@ __device__ GuessResult try_scale(T *stage, uint32_t n, int guess,
         const T v = i < n ? stage[stage_slot(i)] : (T)0; /* +0.0 fits */
         uint64_t mag;
         const bool fit = F::fits(v, p, y, &mag);
-        if (F::FUSED_GUESS && w->hash && row == w->hashed) { /* uniform */
+        /* warp-uniform; FUSED_GUESS keeps the code out of the f64 kernel */
+        if (F::FUSED_GUESS && w->hash && row == w->hashed) {
             if (i < n)
                 w->hsum += F::hash(v, i);
             w->hashed++;
@@ -727,15 +729,15 @@ code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
      *    the answer (falcon_xform.h, falcon_scan), else the scan */
     PendingChunk<T> pc;
     pc.c = c;
+    const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
     ScaleWork work;
-    work.hash = F::FUSED_GUESS && (h.flags & FZ_HDR_FLAG_CHECKSUMS);
+    work.hash = F::FUSED_GUESS && checksums;
     work.hashed = 0;
     work.hsum = 0;
     bool ints;
     pc.scale = chunk_scale<T>(stage, n, *guess, &work, &ints);
     if (pc.scale != FALCON_CASE2)
         *guess = (int)pc.scale;
-    const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
     const uint32_t scale = pc.scale;
     uint32_t hsum = work.hsum;
     if (!ints)
