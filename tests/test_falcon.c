@@ -114,14 +114,17 @@ static void check_fits(uint64_t bits, int is64, int alpha, uint64_t w) {
         uint64_t r = 0;
         int fits;
         if (is64) {
+            uint64_t rg = 0;
             fits = falcon_fits64(bits, p, &r);
+            /* the GPU's form: read-back without a division */
+            CHECK(falcon_fits64_gpu(bits, p, &rg) == fits && rg == r);
         } else {
             uint32_t r32 = 0, ry = 0;
             fits = falcon_fits32((uint32_t)bits, p, &r32);
             r = r32;
             /* the GPU's form: division-free read-back, no distance test */
-            CHECK(falcon_fits32_by((uint32_t)bits, p, 1.0f / (float)p, &ry) ==
-                      fits &&
+            CHECK(falcon_fits32_by((uint32_t)bits, (float)p, 1.0f / (float)p,
+                                   &ry) == fits &&
                   ry == r32);
         }
         uint64_t scaled = w;
@@ -335,12 +338,95 @@ static void test_readback32(void) {
         const double p = falcon_pow10(a);
         uint32_t m0 = 0, m1 = 0;
         CHECK(falcon_fits32(bits, p, &m0) ==
-              falcon_fits32_by(bits, p, 1.0f / (float)p, &m1));
+              falcon_fits32_by(bits, (float)p, 1.0f / (float)p, &m1));
         CHECK(m0 == m1);
         const uint32_t s = (uint32_t)(rng >> 40) % FALCON_LIMIT32;
         CHECK(falcon_inv32(s, (uint32_t)a, p) ==
-              falcon_inv32_by(s, (uint32_t)a, p, 1.0f / (float)p));
+              falcon_inv32_by(s, (uint32_t)a, (float)p, 1.0f / (float)p));
     }
+}
+
+/* The GPU's binary64 read-back test (falcon_reads_back64) against the
+ * division: for random integers r < 10^15 at every scale, the quotient
+ * and its neighbours two ulps either way (only the quotient reads back),
+ * with r drawn near p times a power of two half of the time. */
+static double next_toward(double x, int up) {
+    uint64_t b;
+    memcpy(&b, &x, 8);
+    b = up ? b + 1 : b - 1; /* x > 0 normal */
+    memcpy(&x, &b, 8);
+    return x;
+}
+
+static void test_readback64(void) {
+    const int rounds = tu_under_sanitizer() ? 20000 : 400000;
+    uint64_t rng = 0xB16B00B5ull;
+    unsigned long long wrong = 0, cases = 0;
+    for (int k = 0; k < rounds; k++) {
+        for (int a = 0; a <= FALCON_AMAX64; a++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            const double p = falcon_pow10(a);
+            uint64_t r = (rng >> 11) % FALCON_LIMIT64;
+            if (k & 1) { /* r / p near a power of two */
+                const int e = (int)((rng >> 3) % 50) - (int)(3.33 * a);
+                const double near2 = ldexp(p, e);
+                if (near2 >= 1 && near2 < 1e15)
+                    r = (uint64_t)near2 + (rng & 7) - 3;
+            }
+            if (r == 0 || r >= FALCON_LIMIT64)
+                continue;
+            const double rd = (double)r, q = rd / p;
+            double v = next_toward(next_toward(q, 0), 0);
+            for (int j = -2; j <= 2; j++, v = next_toward(v, 1)) {
+                uint64_t vb;
+                memcpy(&vb, &v, 8);
+                wrong += falcon_reads_back64(rd, p, v, vb) != (j == 0);
+                cases++;
+            }
+        }
+    }
+    printf("  readback64: %llu cases\n", cases);
+    CHECK(wrong == 0);
+}
+
+/* The GPU's all-binary32 step (falcon_accept32, reached through
+ * falcon_fits32_by) against the binary64 reference step at
+ * every scale, for every float32 of the binades where t = v 10^a crosses
+ * the 10^6 limit (the widest spacing of t that can still be accepted)
+ * and 2^23 (where the fused rounding leaves the integer grid), of the
+ * binades near 1, and of the smallest normals: the same answer and the
+ * same integer. The full binades only in the unsanitized run. */
+static void test_fits32_gpu(void) {
+    const uint32_t stride = tu_under_sanitizer() ? 97u : 1u;
+    unsigned long long checked = 0, accepted = 0, mismatches = 0;
+    for (int a = 0; a <= FALCON_AMAX32; a++) {
+        const double p = falcon_pow10(a);
+        const float y = 1.0f / (float)p;
+        /* binade exponents: t near 10^6 (2^19.9), near 2^23, v near 1 */
+        const int e6 = (int)floor(log2(1e6 / p));
+        const int exps[] = {e6, e6 + 1, e6 + 3, e6 + 4, 0, -126};
+        for (size_t k = 0; k < sizeof exps / sizeof exps[0]; k++) {
+            if (exps[k] < -126 || exps[k] > 127)
+                continue;
+            const uint32_t base = (uint32_t)(exps[k] + 127) << 23;
+            for (uint32_t m = 0; m < (1u << 23); m += stride) {
+                const uint32_t bits = base | m;
+                uint32_t want = 0, got = 0;
+                const int ok = falcon_fits32(bits, p, &want);
+                const int gpu = falcon_fits32_by(bits, (float)p, y, &got);
+                checked++;
+                accepted += (unsigned)ok;
+                if ((ok != gpu || want != got) && mismatches++ < 5)
+                    fprintf(stderr,
+                            "fits32 a=%d 0x%08x: reference %d (%u), "
+                            "binary32 %d (%u)\n",
+                            a, bits, ok, want, gpu, got);
+            }
+        }
+    }
+    printf("  fits32_gpu: %llu checked, %llu accepted\n", checked, accepted);
+    CHECK(mismatches == 0);
+    CHECK(accepted > 0);
 }
 
 /* Every float32 of a few binades near 1 and near the limits, exhaustive
@@ -944,6 +1030,8 @@ static const struct {
     {"decimal_random", test_decimal_random},
     {"decimal_f32_sweep", test_decimal_f32_sweep},
     {"readback32", test_readback32},
+    {"fits32_gpu", test_fits32_gpu},
+    {"readback64", test_readback64},
     {"scan", test_scan},
     {"roundtrip", test_roundtrip_generators},
     {"chunk_sizes", test_roundtrip_chunk_sizes},

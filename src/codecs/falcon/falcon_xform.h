@@ -75,6 +75,13 @@ static FZ_HD float falcon_divf(float a, float b) {
     return a / b;
 #endif
 }
+static FZ_HD double falcon_fma(double a, double b, double c) {
+#if defined(__CUDA_ARCH__)
+    return __fma_rn(a, b, c);
+#else
+    return fma(a, b, c);
+#endif
+}
 
 /* fl32(r / p) for p = 10^a, 0 <= a <= AMAX32 (exact in binary32), and an
  * integer 0 <= r < 10^6 (exact), from y = fl32(1 / p) by one product and
@@ -93,12 +100,6 @@ static FZ_HD float falcon_divf_pow10(float r, float p, float y) {
     const float q0 = r * y;
     return fmaf(fmaf(-q0, p, r), y, q0);
 #endif
-}
-
-/* The binary32 read-back fl32(r / p) of an integer r < 10^6: with y =
- * fl32(1 / p) by falcon_divf_pow10, with y = 0 by the division. */
-static FZ_HD float falcon_readback32(float r, float p, float y) {
-    return y != 0.0f ? falcon_divf_pow10(r, p, y) : falcon_divf(r, p);
 }
 
 static FZ_HD double falcon_as_double(uint64_t bits) {
@@ -120,6 +121,15 @@ static FZ_HD uint32_t falcon_float_bits(float f) {
     uint32_t b;
     memcpy(&b, &f, sizeof b);
     return b;
+}
+
+/* 2^23 + m as a binary32 (exact for m < 2^23) and back: the integer to
+ * float conversions of the GPU's binary32 forms without a conversion
+ * instruction (F2F / I2F / F2I run at a quarter of the FMA rate). */
+#define FALCON_F32_2P23 0x4B000000u /* the bits of 2^23 */
+
+static FZ_HD float falcon_u32_to_float(uint32_t m) {
+    return falcon_as_float(FALCON_F32_2P23 | m) - 0x1p23f;
 }
 
 /* 10^a as a binary64, exact for 0 <= a <= 22 (every partial product is a
@@ -172,31 +182,88 @@ static FZ_HD int falcon_step64(double v, double p, uint64_t *mag) {
     return 0;
 }
 
+/* Whether fl64(r / p) == v, without a division, for an integer
+ * 1 <= r < 10^15, p = 10^a (a <= 22) and a normal v >= 2^-900 (bits:
+ * its bits). Exact, by this argument. Write v = m 2^e (2^52 <= m < 2^53)
+ * and h = 2^(e-1), half an ulp of v. fl64(r / p) == v iff
+ * -h' < r / p - v < h, where h' = h except when v is a power of two
+ * (h' = h / 2: its lower neighbour is closer); equality (a tie) would
+ * make r = (2m + 1) 5^a 2^(e+a-1) or (2m - 1) ... an odd number above
+ * 2^53 times a power of two, never an integer below 10^15. Nor does r / p
+ * ever fall in [v - h, v - h / 2) for v = 2^(e+52): r = 5^a 2^(a+e+52) -
+ * p delta with 0 < delta < h needs p delta 2^-(a+e+52) to be a positive
+ * integer (or p delta one, if a+e+52 >= 0, then r > 2^53), so delta >=
+ * 2^(e+52) / 5^a > 2^e > h. So the test is |r / p - v| < h, i.e.
+ * |d| < h p with d = r - v p and h p exact. The fused d = fl64(r - v p)
+ * is exact whenever |r - v p| <= 2 h p = 5^a 2^(e+a): it is then a
+ * multiple of 2^(e+a), at most 5^a < 2^52 times it (or, for e + a >= 0, an
+ * integer of magnitude below 2 h p < 1/4, i.e. 0); a larger |r - v p|
+ * rounds to |d| >= 2 h p (rounding is monotone, 2 h p is a float), and is
+ * rejected as it should be. tests/test_falcon.c (`readback64`) checks it
+ * against the division. */
+static FZ_HD int falcon_reads_back64(double r, double p, double v,
+                                     uint64_t bits) {
+    const double h = falcon_as_double((bits & 0x7FF0000000000000ull) -
+                                      (53ull << 52)); /* ulp(v) / 2 */
+    const double d = falcon_fma(-v, p, r);
+    return fabs(d) < falcon_mul(h, p);
+}
+
+/* The GPU's binary64 step (for falcon_fits64_gpu): falcon_step64's answer
+ * and integer with the read-back by falcon_reads_back64. The distance test
+ * goes too: a read-back that gives v implies it (|r - t| <= |r - v p| +
+ * |v p - t| < 2^-53 v p + 2^-53 t). r = 0 (t < 1/2) never reads back
+ * as a normal v, and r >= 1 puts v above 2^-900. */
+static FZ_HD int falcon_accept64(double v, uint64_t bits, double p,
+                                 uint64_t *mag) {
+    const double r = falcon_round(falcon_mul(v, p));
+    if (r >= 1.0 && r < (double)FALCON_LIMIT64 &&
+        falcon_reads_back64(r, p, v, bits)) {
+        *mag = (uint64_t)r;
+        return 1;
+    }
+    return 0;
+}
+
 /* The binary32 step: t in binary64 (exact conversion, one rounded
- * multiplication), acceptance by binary32 division (falcon_readback32,
- * y = fl32(1 / p) or 0). */
-static FZ_HD int falcon_step32_by(float vf, double p, float y, uint32_t *mag) {
+ * multiplication), acceptance by binary32 division. */
+static FZ_HD int falcon_step32(float vf, double p, uint32_t *mag) {
     const double limit = (double)FALCON_LIMIT32;
     const double t = falcon_mul((double)vf, p);
     if (t >= limit)
         return -1;
     const double r = falcon_round(t);
-    /* The distance test only spares the division: a read-back that gives
-     * v implies it (|r - t| <= 10^a ulp(v) / 2 <= t 2^-24, t = v 10^a
-     * exact), so the division-free read-back (y != 0) goes without. */
-    int near = 1;
-    if (y == 0.0f) {
-        const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
-        near = d < falcon_mul(t, 0x1p-23);
-    }
-    if (near && r < limit && falcon_readback32((float)r, (float)p, y) == vf) {
+    const double d = t >= r ? falcon_add(t, -r) : falcon_add(r, -t);
+    if (d < falcon_mul(t, 0x1p-23) && r < limit &&
+        falcon_divf((float)r, (float)p) == vf) {
         *mag = (uint32_t)r;
         return 1;
     }
     return 0;
 }
-static FZ_HD int falcon_step32(float vf, double p, uint32_t *mag) {
-    return falcon_step32_by(vf, p, 0.0f, mag);
+
+/* The GPU's binary32 step, all in binary32, the same answer and integer
+ * as falcon_step32 (y = fl32(1 / pf), pf = 10^a exact in binary32 as
+ * 5^a < 2^24). t = v 10^a is exact in binary64 (24 + 24 bits), so the
+ * fused s = fl32(t + 2^23) is 2^23 + r with r the integer nearest t,
+ * ties to even, as falcon_round gives it, whenever t < 2^23; for larger
+ * t the bits of s give r >= 2^23, rejected like t >= 10^6. The read-back
+ * falcon_divf_pow10 equals the division (test `readback32`), and a
+ * read-back that gives v implies the distance test (|r - t| <= 10^a
+ * ulp(v) / 2 <= t 2^-24), so it goes without. `fits32_gpu` in
+ * tests/test_falcon.c checks it against falcon_step32. */
+static FZ_HD int falcon_accept32(float vf, float pf, float y, uint32_t *mag) {
+#if defined(__CUDA_ARCH__)
+    const float s = __fmaf_rn(vf, pf, 0x1p23f);
+#else
+    const float s = fmaf(vf, pf, 0x1p23f);
+#endif
+    const uint32_t r = falcon_float_bits(s) - FALCON_F32_2P23;
+    if (r < FALCON_LIMIT32 && falcon_divf_pow10(s - 0x1p23f, pf, y) == vf) {
+        *mag = r;
+        return 1;
+    }
+    return 0;
 }
 
 /* The search from a = a0 (p0 = 10^a0, exact; a0 <= AMAX) on: the first
@@ -266,9 +333,31 @@ static FZ_HD int falcon_fits64(uint64_t bits, double p, uint64_t *mag) {
         return 0;
     return falcon_step64(falcon_as_double(abs), p, mag) > 0;
 }
+/* The GPU's form: the same answer and integer (falcon_accept64). */
+static FZ_HD int falcon_fits64_gpu(uint64_t bits, double p, uint64_t *mag) {
+    *mag = 0;
+    if (bits == 0)
+        return 1;
+    const uint64_t abs = bits & 0x7FFFFFFFFFFFFFFFull;
+    const uint32_t e = (uint32_t)(abs >> 52);
+    if (e == 0 || e == 0x7FF)
+        return 0;
+    return falcon_accept64(falcon_as_double(abs), abs, p, mag);
+}
 
-/* y: fl32(1 / p), or 0 (falcon_readback32). */
-static FZ_HD int falcon_fits32_by(uint32_t bits, double p, float y,
+/* The reference (falcon_step32, used by the CPU) and the GPU's form
+ * (falcon_accept32, y = fl32(1 / p)): the same answer and integer. */
+static FZ_HD int falcon_fits32(uint32_t bits, double p, uint32_t *mag) {
+    *mag = 0;
+    if (bits == 0)
+        return 1;
+    const uint32_t abs = bits & 0x7FFFFFFFu;
+    const uint32_t e = abs >> 23;
+    if (e == 0 || e == 0xFF)
+        return 0;
+    return falcon_step32(falcon_as_float(abs), p, mag) > 0;
+}
+static FZ_HD int falcon_fits32_by(uint32_t bits, float p, float y,
                                   uint32_t *mag) {
     *mag = 0;
     if (bits == 0)
@@ -277,10 +366,7 @@ static FZ_HD int falcon_fits32_by(uint32_t bits, double p, float y,
     const uint32_t e = abs >> 23;
     if (e == 0 || e == 0xFF)
         return 0;
-    return falcon_step32_by(falcon_as_float(abs), p, y, mag) > 0;
-}
-static FZ_HD int falcon_fits32(uint32_t bits, double p, uint32_t *mag) {
-    return falcon_fits32_by(bits, p, 0.0f, mag);
+    return falcon_accept32(falcon_as_float(abs), p, y, mag);
 }
 
 /* ------------------------------------------------------- chunk decision */
@@ -434,21 +520,27 @@ static FZ_HD uint64_t falcon_inv64(uint64_t s, uint32_t scale, double p) {
     const uint64_t abs = falcon_double_bits(falcon_div((double)mag, p));
     return mag ? abs | (uint64_t)neg << 63 : 0;
 }
-
-/* y: fl32(1 / p), or 0 (falcon_readback32); the result is only
- * meaningful for valid integers (falcon_valid_case1_32). */
-static FZ_HD uint32_t falcon_inv32_by(uint32_t s, uint32_t scale, double p,
+/* Case 1 integer back to bits by the division (the CPU) or, with y =
+ * fl32(1 / p), by falcon_divf_pow10 (the GPU; equal, test `readback32`);
+ * the result is only meaningful for valid integers
+ * (falcon_valid_case1_32). */
+static FZ_HD uint32_t falcon_inv32(uint32_t s, uint32_t scale, double p) {
+    if (scale == FALCON_CASE2)
+        return falcon_unzz32(s);
+    const int neg = (int32_t)s < 0;
+    const uint32_t mag = neg ? 0u - s : s;
+    const uint32_t abs = falcon_float_bits(falcon_divf((float)mag, (float)p));
+    return mag ? abs | (uint32_t)neg << 31 : 0;
+}
+static FZ_HD uint32_t falcon_inv32_by(uint32_t s, uint32_t scale, float p,
                                       float y) {
     if (scale == FALCON_CASE2)
         return falcon_unzz32(s);
     const int neg = (int32_t)s < 0;
     const uint32_t mag = neg ? 0u - s : s;
     const uint32_t abs =
-        falcon_float_bits(falcon_readback32((float)mag, (float)p, y));
+        falcon_float_bits(falcon_divf_pow10(falcon_u32_to_float(mag), p, y));
     return mag ? abs | (uint32_t)neg << 31 : 0;
-}
-static FZ_HD uint32_t falcon_inv32(uint32_t s, uint32_t scale, double p) {
-    return falcon_inv32_by(s, scale, p, 0.0f);
 }
 
 /* Decoder checks of a Case 1 integer: the encoder only writes |s| < 10^D.
