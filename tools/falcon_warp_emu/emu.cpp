@@ -170,8 +170,10 @@ template <typename T> static void kernel(const fz_gpu_args &a, bool enc) {
     } else {
         if (enc)
             falcon_compress_warp<T>(a);
+        else if (a.verify)
+            falcon_decompress_warp<T, true>(a);
         else
-            falcon_decompress_warp<T>(a);
+            falcon_decompress_warp<T, false>(a);
     }
 }
 
