@@ -394,23 +394,24 @@ static void test_readback64(void) {
  * every scale, for every float32 of the binades where t = v 10^a crosses
  * the 10^6 limit (the widest spacing of t that can still be accepted)
  * and 2^23 (where the fused rounding leaves the integer grid), of the
- * binades near 1, and of the smallest normals: the same answer and the
- * same integer. The full binades only in the unsanitized run. */
+ * binades near 1, of the smallest normals, of the subnormals and of
+ * inf/NaN, both signs: the same answer and the same integer. The full
+ * binades only in the unsanitized run. */
 static void test_fits32_gpu(void) {
     const uint32_t stride = tu_under_sanitizer() ? 97u : 1u;
     unsigned long long checked = 0, accepted = 0, mismatches = 0;
     for (int a = 0; a <= FALCON_AMAX32; a++) {
         const double p = falcon_pow10(a);
         const float y = 1.0f / (float)p;
-        /* binade exponents: t near 10^6 (2^19.9), near 2^23, v near 1 */
+        /* binade exponents: t near 10^6 (2^19.9), near 2^23, v near 1,
+         * the smallest normals, subnormals (-127) and inf/NaN (128) */
         const int e6 = (int)floor(log2(1e6 / p));
-        const int exps[] = {e6, e6 + 1, e6 + 3, e6 + 4, 0, -126};
+        const int exps[] = {e6, e6 + 1, e6 + 3, e6 + 4, 0, -126, -127, 128};
         for (size_t k = 0; k < sizeof exps / sizeof exps[0]; k++) {
-            if (exps[k] < -126 || exps[k] > 127)
-                continue;
             const uint32_t base = (uint32_t)(exps[k] + 127) << 23;
-            for (uint32_t m = 0; m < (1u << 23); m += stride) {
-                const uint32_t bits = base | m;
+            for (uint32_t m = 0; m < (1u << 24); m += stride) {
+                /* bit 23 of m: the sign */
+                const uint32_t bits = base | (m & 0x7FFFFFu) | (m >> 23) << 31;
                 uint32_t want = 0, got = 0;
                 const int ok = falcon_fits32(bits, p, &want);
                 const int gpu = falcon_fits32_by(bits, (float)p, y, &got);

@@ -363,9 +363,10 @@ static FZ_HD int falcon_fits32_by(uint32_t bits, float p, float y,
     if (bits == 0)
         return 1;
     const uint32_t abs = bits & 0x7FFFFFFFu;
-    const uint32_t e = abs >> 23;
-    if (e == 0 || e == 0xFF)
+    if (abs < 0x00800000u) /* -0.0 and subnormals */
         return 0;
+    /* inf and NaN need no test: s is inf or NaN, whose bits give r >= 2^23
+     * (falcon_accept32), rejected with the limit */
     return falcon_accept32(falcon_as_float(abs), p, y, mag);
 }
 
