@@ -320,28 +320,34 @@ static FZ_HD int falcon_dp32(uint32_t bits, uint32_t *mag) {
     return falcon_dp32_from(bits, 0, 1.0, mag);
 }
 
+/* What a value is without a search step: 1 for +0.0 (it fits at every A,
+ * with the integer 0), 0 for -0.0, subnormals, infinities and NaNs (they
+ * never fit), -1 for a normal value (the step decides). */
+static FZ_HD int falcon_trivial64(uint64_t bits) {
+    if (bits == 0)
+        return 1;
+    const uint32_t e = (uint32_t)((bits >> 52) & 0x7FFu);
+    return e == 0 || e == 0x7FF ? 0 : -1;
+}
+
 /* Whether the search accepts the value at a = A, p = 10^A, A <= AMAX
  * (+0.0: yes, *mag = 0; exceptions: no): one step instead of the search.
  * See falcon_scan for what it tells about the chunk. */
 static FZ_HD int falcon_fits64(uint64_t bits, double p, uint64_t *mag) {
     *mag = 0;
-    if (bits == 0)
-        return 1;
-    const uint64_t abs = bits & 0x7FFFFFFFFFFFFFFFull;
-    const uint32_t e = (uint32_t)(abs >> 52);
-    if (e == 0 || e == 0x7FF)
-        return 0;
-    return falcon_step64(falcon_as_double(abs), p, mag) > 0;
+    const int trivial = falcon_trivial64(bits);
+    if (trivial >= 0)
+        return trivial;
+    return falcon_step64(falcon_as_double(bits & 0x7FFFFFFFFFFFFFFFull), p,
+                         mag) > 0;
 }
 /* The GPU's form: the same answer and integer (falcon_accept64). */
 static FZ_HD int falcon_fits64_gpu(uint64_t bits, double p, uint64_t *mag) {
     *mag = 0;
-    if (bits == 0)
-        return 1;
+    const int trivial = falcon_trivial64(bits);
+    if (trivial >= 0)
+        return trivial;
     const uint64_t abs = bits & 0x7FFFFFFFFFFFFFFFull;
-    const uint32_t e = (uint32_t)(abs >> 52);
-    if (e == 0 || e == 0x7FF)
-        return 0;
     return falcon_accept64(falcon_as_double(abs), abs, p, mag);
 }
 
