@@ -490,10 +490,11 @@ template <typename T>
 __device__ void restore_rows(T *stage, uint32_t n, uint32_t rows, int a,
                              double p) {
     const float y = FW<T>::recip(p);
+    T *at = stage + (threadIdx.x & 31); /* stage_slot(i) */
 #pragma unroll 1
-    for (uint32_t i = threadIdx.x & 31; i < n && i < 32 * rows; i += 32)
-        stage[stage_slot(i)] =
-            FW<T>::inv(stage[stage_slot(i)], (uint32_t)a, p, y);
+    for (uint32_t i = threadIdx.x & 31; i < n && i < 32 * rows;
+         i += 32, at += kRowSlots)
+        *at = FW<T>::inv(*at, (uint32_t)a, p, y);
 }
 
 template <typename T>
@@ -991,7 +992,7 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
                         word |= (uint32_t)in[pos + k] << (8 * r);
                 }
             }
-            nnz = __reduce_add_sync(FZ_FULL_MASK, __popc(nonzero4(word)));
+            nnz = __reduce_add_sync(FZ_FULL_MASK, nonzero_count(word));
             if (falcon_sparse(B, nnz))
                 return true; /* sparse would have been smaller */
             pos += B;
