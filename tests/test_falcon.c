@@ -769,7 +769,7 @@ static void test_options(void) {
     CHECK_OK(fz_inspect(s, size, &info));
     CHECK_EQ_U64(info.params.codec_options[0], 1025);
     CHECK_EQ_U64(info.chunk_bytes, 1025 * 8);
-    CHECK_EQ_U64(info.codec_version, 1);
+    CHECK_EQ_U64(info.codec_version, FALCON_CODEC_VERSION);
     /* the parameters fz_inspect reports compress to the same stream */
     size_t size2 = 0;
     uint8_t *s2 = tu_compress(&info.params, v, &size2);
@@ -968,6 +968,58 @@ static void test_damage(void) {
             }
 }
 
+/* Streams of codec version 1 (data checksums by fz_hash) still decode,
+ * and each version's checksums are checked as its own: version 2's read
+ * as version 1's (and the reverse) are data checksum errors. */
+static void test_versions(void) {
+    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
+    const int gens[] = {FD_DECIMAL_WALK, FD_DEC_SPECIAL, FD_LONG};
+    const fz_decode_options o = tu_decode_opts(2, 0);
+    const fz_decode_options skip = tu_decode_opts(2, FZ_DECODE_SKIP_CHECKSUM);
+    for (int t = 0; t < 2; t++)
+        for (int g = 0; g < 3; g++) {
+            tu_context("versions %s %s", tu_dtype_name(dtypes[t]),
+                       fd_gen_name((fd_gen)gens[g]));
+            stream s = make_stream(dtypes[t], gens[g], 0, 3000, 0, 0);
+            fz_info info;
+            CHECK_OK(fz_inspect(s.data, s.size, &info));
+            CHECK_EQ_U64(info.codec_version, 2);
+            tu_buf out = tu_buf_alloc(s.bytes);
+            size_t got = 0;
+            uint8_t *v = (uint8_t *)tu_xmalloc(s.size);
+            /* version 1 with its own checksums decodes */
+            memcpy(v, s.data, s.size);
+            tu_restamp_version(v, s.size, s.original, 1, FZ_SUM_MIX);
+            CHECK_OK(fz_decompress(v, s.size, out.data, s.bytes, &o, &got));
+            CHECK(got == s.bytes && memcmp(out.data, s.original, s.bytes) == 0);
+            /* version 2's checksums read as version 1's, and the reverse */
+            const fz_sum_kind kinds[] = {FZ_SUM_SQUARE, FZ_SUM_MIX};
+            for (int k = 0; k < 2; k++) {
+                memcpy(v, s.data, s.size);
+                tu_restamp_version(v, s.size, s.original, 2 - (uint32_t)k,
+                                   kinds[k]);
+                CHECK_OK(fz_decompress(v, s.size, out.data, s.bytes, &o, &got));
+                tu_restamp_version(v, s.size, s.original, 1 + (uint32_t)k,
+                                   kinds[k]);
+                CHECK_STATUS(
+                    fz_decompress(v, s.size, out.data, s.bytes, &o, &got),
+                    FZ_ERR_DATA_CHECKSUM);
+                CHECK_OK(
+                    fz_decompress(v, s.size, out.data, s.bytes, &skip, &got));
+                CHECK(memcmp(out.data, s.original, s.bytes) == 0);
+            }
+            /* a version this build does not know */
+            memcpy(v, s.data, s.size);
+            tu_restamp_version(v, s.size, s.original, 3, FZ_SUM_SQUARE);
+            CHECK(fz_decompress(v, s.size, out.data, s.bytes, &o, &got) !=
+                  FZ_OK);
+            free(v);
+            tu_buf_free(&out);
+            free_stream(&s);
+        }
+    cases_run++;
+}
+
 /* Chunk-level fuzzing through the codec table: mutated encodings are
  * rejected, or decode to values that encode back to the same bytes. */
 static void test_chunk_fuzz(void) {
@@ -1042,6 +1094,7 @@ static const struct {
     {"options", test_options},
     {"vectors", test_vectors},
     {"damage", test_damage},
+    {"versions", test_versions},
     {"chunk_fuzz", test_chunk_fuzz},
 };
 

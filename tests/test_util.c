@@ -320,20 +320,29 @@ uint8_t *tu_compress(const fz_params *p, const void *src, size_t *size) {
     return dst;
 }
 
+void tu_restamp_version(uint8_t *stream, size_t size, const void *decoded,
+                        uint32_t version, fz_sum_kind kind) {
+    fz_header h;
+    memset(&h, 0, sizeof h);
+    CHECK_EQ_U64(fz_header_parse(stream, size, &h), FZS_OK);
+    CHECK(fz_table_entry_bytes(h.flags) == 8);
+    uint8_t *table = stream + FZ_HDR_BYTES;
+    for (uint64_t c = 0; c < h.chunk_count; c++)
+        fz_store32(
+            table + 8 * c + 4,
+            fz_data_checksum(kind, (const uint8_t *)decoded + c * h.chunk_bytes,
+                             fz_chunk_raw_bytes(&h, c)));
+    h.codec_version = version;
+    h.table_hash = fz_table_hash(table, fz_table_bytes(&h));
+    fz_header_write(&h, stream);
+}
+
 void tu_sleek_to_version1(uint8_t *stream, size_t size, const void *decoded) {
     fz_header h;
     memset(&h, 0, sizeof h);
     CHECK_EQ_U64(fz_header_parse(stream, size, &h), FZS_OK);
-    CHECK(h.codec == 1 && h.codec_version == 2 &&
-          fz_table_entry_bytes(h.flags) == 8);
-    uint8_t *table = stream + FZ_HDR_BYTES;
-    for (uint64_t c = 0; c < h.chunk_count; c++)
-        fz_store32(table + 8 * c + 4,
-                   fz_hash_bytes((const uint8_t *)decoded + c * h.chunk_bytes,
-                                 fz_chunk_raw_bytes(&h, c)));
-    h.codec_version = 1;
-    h.table_hash = fz_table_hash(table, fz_table_bytes(&h));
-    fz_header_write(&h, stream);
+    CHECK(h.codec == 1 && h.codec_version == 2);
+    tu_restamp_version(stream, size, decoded, 1, FZ_SUM_MIX);
 }
 
 fz_decode_options tu_decode_opts(int32_t threads, uint32_t flags) {

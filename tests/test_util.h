@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "floatz.h"
+#include "../src/common/fz_hash.h"
 
 /* ------------------------------------------------------------ assertions */
 _Noreturn void tu_fail(const char *file, int line, const char *expr,
@@ -135,6 +136,11 @@ fz_decode_options tu_decode_opts(int32_t threads, uint32_t flags);
  * codec version 1, whose checksums cover the decoded bytes: `decoded` is
  * what the stream decodes to. The streams earlier builds wrote. */
 void tu_sleek_to_version1(uint8_t *stream, size_t size, const void *decoded);
+/* Rewrite a stream with checksums as codec version `version` whose data
+ * checksums are of the given kind over the decoded bytes (decoded: what
+ * the stream decodes to); the table and header hashes follow. */
+void tu_restamp_version(uint8_t *stream, size_t size, const void *decoded,
+                        uint32_t version, fz_sum_kind kind);
 
 /* Nonzero when built with AddressSanitizer (slow exhaustive loops shrink). */
 int tu_under_sanitizer(void);

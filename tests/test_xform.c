@@ -193,9 +193,18 @@ static void test_widths(void) {
 }
 
 /* -------------------------------------------------------------- checksum */
-/* Single-bit flips of a 16 KiB buffer: each must change the hash. */
+/* Both data checksums (fz_hash.h): the mixed terms of fz_hash and the
+ * square sum of fz_qsum. */
+typedef uint32_t (*hash_fn)(const uint8_t *p, uint64_t nbytes);
+static const struct {
+    const char *name;
+    hash_fn fn;
+} kHashes[] = {{"fz_hash", fz_hash_bytes}, {"fz_qsum", fz_qsum_bytes}};
+enum { kHashCount = sizeof kHashes / sizeof kHashes[0] };
+
+/* How many single-bit flips of buf leave hash(buf) == ref. */
 static uint64_t undetected_bit_flips(const uint8_t *buf, size_t bytes,
-                                     uint32_t ref) {
+                                     hash_fn hash, uint32_t ref) {
     uint64_t missed = 0;
     const int64_t bits = (int64_t)bytes * 8;
 #pragma omp parallel reduction(+ : missed)
@@ -205,7 +214,7 @@ static uint64_t undetected_bit_flips(const uint8_t *buf, size_t bytes,
 #pragma omp for schedule(static)
         for (int64_t b = 0; b < bits; b++) {
             copy[b / 8] ^= (uint8_t)(1u << (b % 8));
-            missed += fz_hash_bytes(copy, bytes) == ref;
+            missed += hash(copy, bytes) == ref;
             copy[b / 8] ^= (uint8_t)(1u << (b % 8));
         }
         free(copy);
@@ -213,14 +222,43 @@ static uint64_t undetected_bit_flips(const uint8_t *buf, size_t bytes,
     return missed;
 }
 
+/* How many single-bit flips of buf leave its unfolded square sum as it
+ * was: none may (a word's term is injective). */
+static uint64_t unchanged_square_sums(const uint8_t *buf, size_t bytes) {
+    const uint64_t ref = fz_qsum_sum_bytes(buf, bytes, 0);
+    uint64_t kept = 0;
+    const int64_t bits = (int64_t)bytes * 8;
+#pragma omp parallel reduction(+ : kept)
+    {
+        uint8_t *copy = (uint8_t *)tu_xmalloc(bytes);
+        memcpy(copy, buf, bytes);
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < bits; b++) {
+            copy[b / 8] ^= (uint8_t)(1u << (b % 8));
+            kept += fz_qsum_sum_bytes(copy, bytes, 0) == ref;
+            copy[b / 8] ^= (uint8_t)(1u << (b % 8));
+        }
+        free(copy);
+    }
+    return kept;
+}
+
+/* Every single-bit flip of 16 KiB changes both checksums (fz_qsum's fold
+ * to 32 bits could in principle hide a change of its sum, with
+ * probability about 2^-32 each; for these bytes it hides none). */
 static void test_hash_single_bit_flips(void) {
     const size_t bytes = 16384;
     uint8_t *buf = (uint8_t *)tu_xmalloc(bytes);
     tu_rng r = tu_rng_make(16);
     tu_fill_bytes(&r, buf, bytes);
-    tu_context("hash: every single-bit flip of 16 KiB");
-    CHECK_EQ_U64(undetected_bit_flips(buf, bytes, fz_hash_bytes(buf, bytes)),
-                 0);
+    for (int k = 0; k < kHashCount; k++) {
+        tu_context("%s: every single-bit flip of 16 KiB", kHashes[k].name);
+        CHECK_EQ_U64(undetected_bit_flips(buf, bytes, kHashes[k].fn,
+                                          kHashes[k].fn(buf, bytes)),
+                     0);
+    }
+    tu_context("fz_qsum: every single-bit flip changes the 64-bit sum");
+    CHECK_EQ_U64(unchanged_square_sums(buf, bytes), 0);
     free(buf);
     cases_run++;
 }
@@ -230,16 +268,18 @@ static void test_hash_word_swaps(void) {
     uint32_t w[N];
     tu_rng r = tu_rng_make(17);
     tu_fill_bytes(&r, w, sizeof w);
-    const uint32_t ref = fz_hash_bytes((const uint8_t *)w, sizeof w);
-    tu_context("hash: swapped words");
-    for (int k = 0; k < 20000; k++) {
-        size_t i = (size_t)tu_below(&r, N), j = (size_t)tu_below(&r, N);
-        if (w[i] == w[j])
-            continue;
-        uint32_t t = w[i];
-        w[i] = w[j], w[j] = t;
-        CHECK(fz_hash_bytes((const uint8_t *)w, sizeof w) != ref);
-        w[j] = w[i], w[i] = t;
+    for (int h = 0; h < kHashCount; h++) {
+        const uint32_t ref = kHashes[h].fn((const uint8_t *)w, sizeof w);
+        tu_context("%s: swapped words", kHashes[h].name);
+        for (int k = 0; k < 20000; k++) {
+            size_t i = (size_t)tu_below(&r, N), j = (size_t)tu_below(&r, N);
+            if (w[i] == w[j])
+                continue;
+            uint32_t t = w[i];
+            w[i] = w[j], w[j] = t;
+            CHECK(kHashes[h].fn((const uint8_t *)w, sizeof w) != ref);
+            w[j] = w[i], w[i] = t;
+        }
     }
     cases_run++;
 }
@@ -251,52 +291,114 @@ static void test_hash_double_bit_flips(void) {
     uint32_t w[N];
     tu_rng r = tu_rng_make(20);
     tu_fill_bytes(&r, w, sizeof w);
-    const uint32_t ref = fz_hash_bytes((const uint8_t *)w, sizeof w);
-    for (uint32_t bit = 0; bit < 32; bit++) {
-        tu_context("hash: bit %u flipped in two words", bit);
-        for (int k = 0; k < 1000; k++) {
-            size_t i = (size_t)tu_below(&r, N), j = (size_t)tu_below(&r, N);
-            if (i == j)
-                continue;
-            w[i] ^= 1u << bit, w[j] ^= 1u << bit;
-            CHECK(fz_hash_bytes((const uint8_t *)w, sizeof w) != ref);
-            w[i] ^= 1u << bit, w[j] ^= 1u << bit;
+    for (int h = 0; h < kHashCount; h++) {
+        const uint32_t ref = kHashes[h].fn((const uint8_t *)w, sizeof w);
+        for (uint32_t bit = 0; bit < 32; bit++) {
+            tu_context("%s: bit %u flipped in two words", kHashes[h].name, bit);
+            for (int k = 0; k < 1000; k++) {
+                size_t i = (size_t)tu_below(&r, N);
+                size_t j = (size_t)tu_below(&r, N);
+                if (i == j)
+                    continue;
+                w[i] ^= 1u << bit, w[j] ^= 1u << bit;
+                CHECK(kHashes[h].fn((const uint8_t *)w, sizeof w) != ref);
+                w[i] ^= 1u << bit, w[j] ^= 1u << bit;
+            }
         }
     }
     cases_run++;
 }
 
-/* fz_hash_sum_bytes over n words of w, the first at position first. */
+/* Changes to two words that cancel in any position-weighted linear sum
+ * (w[i] + d (2j + 1), w[j] - d (2i + 1) for weights 2i + 1): the square
+ * sum is not linear, so they change it. */
+static void test_qsum_linear_blind_spots(void) {
+    enum { N = 1025 };
+    uint32_t w[N];
+    tu_rng r = tu_rng_make(21);
+    tu_fill_bytes(&r, w, sizeof w);
+    const uint64_t ref = fz_qsum_sum_bytes((const uint8_t *)w, sizeof w, 0);
+    tu_context("fz_qsum: changes that cancel in a weighted linear sum");
+    for (int k = 0; k < 20000; k++) {
+        const uint32_t i = (uint32_t)tu_below(&r, N);
+        const uint32_t j = (uint32_t)tu_below(&r, N);
+        const uint32_t d = 1u + (uint32_t)tu_below(&r, 64);
+        if (i == j)
+            continue;
+        const uint32_t wi = w[i], wj = w[j];
+        w[i] = wi + d * (2 * j + 1);
+        w[j] = wj - d * (2 * i + 1);
+        CHECK(fz_qsum_sum_bytes((const uint8_t *)w, sizeof w, 0) != ref);
+        w[i] = wi, w[j] = wj;
+    }
+    cases_run++;
+}
+
+/* Partial sums over n words of w, the first at position first. */
 static uint32_t part_sum(const uint32_t *w, uint64_t n, uint64_t first) {
     return fz_hash_sum_bytes((const uint8_t *)w, 4 * n, first);
 }
+static uint64_t qpart_sum(const uint32_t *w, uint64_t n, uint64_t first) {
+    return fz_qsum_sum_bytes((const uint8_t *)w, 4 * n, first);
+}
 
 /* Partial sums over parts, each with its first position, add up to the
- * whole; fz_hash_final of the whole sum (by the definition, term by term)
- * is fz_hash_bytes (little-endian). */
+ * whole; the final of the whole sum (by the definition, term by term) is
+ * the checksum of the bytes (little-endian). */
 static void test_hash_split_sums(void) {
     enum { N = 4096 };
     uint32_t w[N];
     tu_rng r = tu_rng_make(18);
     tu_fill_bytes(&r, w, sizeof w);
     uint32_t whole = 0;
-    for (uint64_t i = 0; i < N; i++)
+    uint64_t qwhole = 0;
+    for (uint64_t i = 0; i < N; i++) {
         whole += fz_hash_term(w[i], i);
+        const uint32_t x = w[i] ^ (uint32_t)(i * 0x9E3779B1u + 0x7F4A7C15u);
+        qwhole += (uint64_t)x * x;
+    }
     tu_context("hash: split sums");
     CHECK_EQ_U64(fz_hash_final(whole, N),
                  fz_hash_bytes((const uint8_t *)w, sizeof w));
+    CHECK_EQ_U64(fz_qsum_final(qwhole, N),
+                 fz_qsum_bytes((const uint8_t *)w, sizeof w));
     const uint64_t splits[] = {0, 1, 7, 31, 2048, 4095, 4096};
     for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
         uint64_t k = splits[i];
         uint32_t sum = part_sum(w + k, N - k, k) + part_sum(w, k, 0);
         CHECK_EQ_U64(sum, whole);
+        CHECK_EQ_U64(qpart_sum(w + k, N - k, k) + qpart_sum(w, k, 0), qwhole);
     }
     /* three parts added in another order */
     uint32_t s3 = part_sum(w + 3000, N - 3000, 3000) + part_sum(w, 1000, 0) +
                   part_sum(w + 1000, 2000, 1000);
     CHECK_EQ_U64(s3, whole);
+    CHECK_EQ_U64(qpart_sum(w + 3000, N - 3000, 3000) + qpart_sum(w, 1000, 0) +
+                     qpart_sum(w + 1000, 2000, 1000),
+                 qwhole);
+    /* values: a float64 is its two words at positions 2 idx, 2 idx + 1 */
+    uint64_t v64 = 0;
+    for (uint64_t i = 0; i < N / 2; i++)
+        v64 += fz_qsum_value64((uint64_t)w[2 * i + 1] << 32 | w[2 * i], i);
+    CHECK_EQ_U64(v64, qwhole);
     /* the position matters: a part hashed at the wrong position differs */
     CHECK(part_sum(w + 100, 50, 101) != part_sum(w + 100, 50, 100));
+    CHECK(qpart_sum(w + 100, 50, 101) != qpart_sum(w + 100, 50, 100));
+    cases_run++;
+}
+
+/* The test vectors of docs/FORMAT.md section 6. */
+static void test_hash_vectors(void) {
+    const uint8_t three[12] = {0x00, 0x00, 0x80, 0x3F, 0x00, 0x00,
+                               0x20, 0xC0, 0x00, 0x00, 0x00, 0x00};
+    const uint8_t zero[4] = {0, 0, 0, 0};
+    tu_context("checksum test vectors");
+    CHECK_EQ_U64(fz_hash_bytes(three, 12), 0x5B765DA7u);
+    CHECK_EQ_U64(fz_hash_bytes(zero, 4), 0xE00828B2u);
+    CHECK_EQ_U64(fz_hash_bytes(zero, 0), 0);
+    CHECK_EQ_U64(fz_qsum_bytes(three, 12), 0xF944C184u);
+    CHECK_EQ_U64(fz_qsum_bytes(zero, 4), 0x02CF0CE8u);
+    CHECK_EQ_U64(fz_qsum_bytes(zero, 0), 0);
     cases_run++;
 }
 
@@ -454,7 +556,9 @@ int main(void) {
     test_hash_single_bit_flips();
     test_hash_double_bit_flips();
     test_hash_word_swaps();
+    test_qsum_linear_blind_spots();
     test_hash_split_sums();
+    test_hash_vectors();
     test_header_hash_bit_flips();
     printf("test_xform: %u cases passed\n", cases_run);
     return 0;

@@ -287,7 +287,8 @@ static int decode_one(const fz_codec_cpu *codec, const fz_header *h,
         verify ? fz_load32(src + FZ_HDR_BYTES + c * entry + 4) : 0;
     const int payload_sum =
         codec->checksum_covers_payload && codec->checksum_covers_payload(h);
-    if (verify && payload_sum && fz_hash_bytes(in, size) != want)
+    const fz_sum_kind kind = fz_codec_data_sum(codec, h);
+    if (verify && payload_sum && fz_data_checksum(kind, in, size) != want)
         return FZS_DATA_CHECKSUM; /* before anything is decoded */
     if (size == raw) {
         memcpy(out, in, size);
@@ -297,7 +298,7 @@ static int decode_one(const fz_codec_cpu *codec, const fz_header *h,
         if (s != FZS_OK)
             return s;
     }
-    if (verify && !payload_sum && fz_hash_bytes(out, raw) != want)
+    if (verify && !payload_sum && fz_data_checksum(kind, out, raw) != want)
         return FZS_DATA_CHECKSUM;
     return FZS_OK;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/fz_hash.h"
 #include "../format/fz_container.h"
 
 typedef struct fz_codec_cpu {
@@ -29,8 +30,9 @@ typedef struct fz_codec_cpu {
      * size. A size equal to the raw chunk bytes means dst holds the bytes
      * to store verbatim (what the decoder must return: for lossy modes the
      * reconstruction, not the input). *checksum gets the chunk's data
-     * checksum (fz_hash_bytes): of what the decoder will produce, or of
-     * the stored payload where checksum_covers_payload says so. */
+     * checksum (fz_data_checksum of the kind data_sum names): of what the
+     * decoder will produce, or of the stored payload where
+     * checksum_covers_payload says so. */
     size_t (*encode_chunk)(const fz_header *h, const void *src,
                            uint64_t nvalues, uint8_t *dst, uint32_t *checksum);
     /* Decode an encoded (not verbatim) chunk; FZS_* status. Must reject any
@@ -47,7 +49,15 @@ typedef struct fz_codec_cpu {
      * payload (checked before decoding) instead of the bytes it decodes
      * to. NULL: the decoded bytes. */
     int (*checksum_covers_payload)(const fz_header *h);
+    /* Which checksum this stream's data checksums are (fz_hash.h).
+     * NULL: FZ_SUM_MIX. */
+    fz_sum_kind (*data_sum)(const fz_header *h);
 } fz_codec_cpu;
+
+static inline fz_sum_kind fz_codec_data_sum(const fz_codec_cpu *codec,
+                                            const fz_header *h) {
+    return codec->data_sum ? codec->data_sum(h) : FZ_SUM_MIX;
+}
 
 /* NULL if id is unknown. */
 const fz_codec_cpu *fz_codec_cpu_find(uint32_t id);

@@ -181,22 +181,37 @@ static inline __device__ void fz_gpu_hash_entry(const fz_gpu_args &a,
 
 /* Chunk table entries, shared by every codec's kernels (one thread per
  * chunk). Writing: store the entry of chunk c and add its words to the
- * table hash; chunk_hash is the sum of the terms of the hashed_bytes / 4
- * words its checksum covers (the decoded bytes, or sleek's payload).
+ * table hash; fz_gpu_put_checksum takes the data checksum ck, and
+ * fz_gpu_put_entry the fz_hash sum chunk_hash of the hashed_bytes / 4
+ * words that checksum covers (the decoded bytes, or sleek's payload).
  * Reading: hash the entry read from the stream; returns the stored data
  * checksum (0 without checksums). */
+static inline __device__ void fz_gpu_put_checksum(const fz_gpu_args &a,
+                                                  uint64_t c, uint32_t size,
+                                                  uint32_t ck) {
+    const uint32_t entry = fz_table_entry_bytes(a.expect.flags);
+    uint8_t *e = a.dst + FZ_HDR_BYTES + c * entry;
+    fz_store32(e, size);
+    if (entry == 8)
+        fz_store32(e + 4, ck);
+    fz_gpu_hash_entry(a, a.expect.flags, c, size, entry == 8 ? ck : 0);
+}
 static inline __device__ void fz_gpu_put_entry(const fz_gpu_args &a, uint64_t c,
                                                uint32_t size,
                                                uint32_t chunk_hash,
                                                uint64_t hashed_bytes) {
-    const uint32_t entry = fz_table_entry_bytes(a.expect.flags);
-    uint8_t *e = a.dst + FZ_HDR_BYTES + c * entry;
-    const uint32_t ck =
-        entry == 8 ? fz_hash_final(chunk_hash, hashed_bytes / 4) : 0;
-    fz_store32(e, size);
-    if (entry == 8)
-        fz_store32(e + 4, ck);
-    fz_gpu_hash_entry(a, a.expect.flags, c, size, ck);
+    fz_gpu_put_checksum(a, c, size,
+                        fz_hash_final(chunk_hash, hashed_bytes / 4));
+}
+
+/* The sum over the warp's lanes of a 64-bit value mod 2^64 (every lane):
+ * three 32-bit reductions (the low half in two 16-bit parts, whose sums
+ * over 32 lanes stay below 2^21) instead of a 64-bit shuffle tree. */
+static inline __device__ uint64_t fz_gpu_warp_sum64(uint64_t x) {
+    const uint32_t lo = __reduce_add_sync(FZ_FULL_MASK, (uint32_t)x & 0xFFFFu);
+    const uint32_t mid = __reduce_add_sync(FZ_FULL_MASK, (uint32_t)x >> 16);
+    const uint32_t hi = __reduce_add_sync(FZ_FULL_MASK, (uint32_t)(x >> 32));
+    return ((uint64_t)hi << 32) + ((uint64_t)mid << 16) + lo;
 }
 
 /* The data checksum stored in chunk c's table entry (0 without). */

@@ -113,6 +113,25 @@ static void check_host_api(const gpu_case *c) {
     tu_buf_free(&dst);
 }
 
+/* Codec version 1 streams (fz_hash data checksums) decode on the GPU,
+ * and their checksums are checked as version 1's. */
+static void check_version1(const gpu_case *c) {
+    if ((c->params.flags & FZ_FLAG_NO_CHECKSUM) || c->bytes == 0)
+        return;
+    uint8_t *v1 = (uint8_t *)tu_xmalloc(c->cpu_size);
+    memcpy(v1, c->cpu_stream, c->cpu_size);
+    tu_restamp_version(v1, c->cpu_size, c->src, 1, FZ_SUM_MIX);
+    CHECK_OK(
+        decode_copy_on(FZ_EXEC_GPU, v1, c->cpu_size, c->bytes, c->src, 0, 0));
+    tu_restamp_version(v1, c->cpu_size, c->src, 1, FZ_SUM_SQUARE);
+    CHECK_STATUS(
+        decode_copy_on(FZ_EXEC_GPU, v1, c->cpu_size, c->bytes, NULL, 0, 0),
+        FZ_ERR_DATA_CHECKSUM);
+    CHECK_OK(decode_copy_on(FZ_EXEC_GPU, v1, c->cpu_size, c->bytes, c->src,
+                            FZ_DECODE_SKIP_CHECKSUM, 0));
+    free(v1);
+}
+
 /* ------------------------------------------------------------ device API */
 typedef struct device_buffers {
     void *src, *dst, *out, *scratch;
@@ -281,6 +300,7 @@ static void run_case(fz_dtype dt, int gen, int shared, size_t n, uint32_t flags,
                flags, chunk);
     gpu_case c = make_case(dt, gen, shared, n, flags, chunk);
     check_host_api(&c);
+    check_version1(&c);
     check_device_api(&c, 0);
     free_case(&c);
     cases_run++;

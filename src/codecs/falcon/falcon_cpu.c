@@ -22,7 +22,8 @@ static size_t falcon_encode_capacity(const fz_header *h) {
 
 static int falcon_check_header(const fz_header *h) {
     const uint32_t n = falcon_values(h);
-    if (h->codec_version != FALCON_CODEC_VERSION || h->mode != 0 || n < 1 ||
+    if (h->codec_version < FALCON_CODEC_VERSION_MIN ||
+        h->codec_version > FALCON_CODEC_VERSION || h->mode != 0 || n < 1 ||
         n > FALCON_MAX_VALUES || h->chunk_bytes != n * fz_dtype_size(h->dtype))
         return FZS_CORRUPT_HEADER;
     for (int i = 1; i < 4; i++)
@@ -31,8 +32,8 @@ static int falcon_check_header(const fz_header *h) {
     return FZS_OK;
 }
 
-/* codec_options[0]: values per chunk, 0 = default; the rest must be 0. */
-/* codec_options[0]: values per chunk (0 = the paper's 1025). */
+/* codec_options[0]: values per chunk (0 = the paper's 1025); the rest
+ * must be 0. */
 static int falcon_check_params(fz_header *h, const int32_t options[4]) {
     if (options[0] < 0 || options[0] > (int32_t)FALCON_MAX_VALUES)
         return FZS_INVALID_ARGUMENT;
@@ -48,7 +49,7 @@ static size_t falcon_encode_chunk(const fz_header *h, const void *src,
                                   uint64_t nvalues, uint8_t *dst,
                                   uint32_t *checksum) {
     const size_t raw = (size_t)nvalues * fz_dtype_size(h->dtype);
-    *checksum = fz_hash_bytes((const uint8_t *)src, raw);
+    *checksum = fz_qsum_bytes((const uint8_t *)src, raw); /* version 2 */
     const uint32_t n = (uint32_t)nvalues;
     uint64_t v[FALCON_MAX_VALUES], e[FALCON_MAX_VALUES];
     uint8_t plane[FALCON_MAX_VALUES / 8 + 1];
@@ -77,11 +78,16 @@ static int falcon_decode_chunk(const fz_header *h, const uint8_t *src,
     return s;
 }
 
+static fz_sum_kind falcon_data_sum(const fz_header *h) {
+    return falcon_sum_kind(h->codec_version);
+}
+
 const fz_codec_cpu fz_falcon_cpu = {
-    FALCON_CODEC_ID,      FALCON_CODEC_VERSION,
-    FALCON_CODEC_VERSION, "falcon",
-    falcon_chunk_bytes,   falcon_encode_capacity,
-    falcon_check_header,  NULL, /* lossless only */
-    falcon_encode_chunk,  falcon_decode_chunk,
-    falcon_check_params,  NULL, /* checksums cover the decoded bytes */
+    FALCON_CODEC_ID,          FALCON_CODEC_VERSION,
+    FALCON_CODEC_VERSION_MIN, "falcon",
+    falcon_chunk_bytes,       falcon_encode_capacity,
+    falcon_check_header,      NULL, /* lossless only */
+    falcon_encode_chunk,      falcon_decode_chunk,
+    falcon_check_params,      NULL, /* checksums cover the decoded bytes */
+    falcon_data_sum,
 };

@@ -82,9 +82,6 @@ template <> struct FW<uint32_t> {
     static __device__ uint32_t width(uint32_t any) {
         return 32u - (uint32_t)fz_clz32(__reduce_or_sync(FZ_FULL_MASK, any));
     }
-    static __device__ uint32_t hash(uint32_t x, uint64_t idx) {
-        return fz_hash_value32(x, idx);
-    }
     static __device__ uint32_t load(const uint8_t *p) {
         return fz_load32(p);
     }
@@ -141,9 +138,6 @@ template <> struct FW<uint64_t> {
         const uint32_t hi =
             __reduce_or_sync(FZ_FULL_MASK, (uint32_t)(any >> 32));
         return 64u - (uint32_t)fz_clz64((uint64_t)hi << 32 | lo);
-    }
-    static __device__ uint32_t hash(uint64_t x, uint64_t idx) {
-        return fz_hash_value64(x, idx);
     }
     static __device__ uint64_t load(const uint8_t *p) {
         return fz_load64(p);
@@ -224,6 +218,49 @@ __device__ uint32_t nonzero4(uint32_t word) {
            (uint32_t)((word & 0xFF000000u) != 0) << 3;
 }
 
+/* A chunk's data checksum (fz_hash.h) as per-lane sums: the kind the
+ * stream's codec version names. Version 2's square sum (what the encoders
+ * write) is three instructions per word where version 1's mixed terms
+ * were about eleven. */
+template <int kKind> struct ChunkSum {
+    typedef uint64_t Acc;
+    static __device__ Acc term(uint32_t v, uint32_t i) {
+        return fz_qsum_value32(v, i);
+    }
+    static __device__ Acc term(uint64_t v, uint32_t i) {
+        return fz_qsum_value64(v, i);
+    }
+    static __device__ uint32_t warp_final(Acc s, uint64_t words) {
+        return fz_qsum_final(fz_gpu_warp_sum64(s), words);
+    }
+};
+template <> struct ChunkSum<FZ_SUM_MIX> {
+    typedef uint32_t Acc;
+    static __device__ Acc term(uint32_t v, uint32_t i) {
+        return fz_hash_value32(v, i);
+    }
+    static __device__ Acc term(uint64_t v, uint32_t i) {
+        return fz_hash_value64(v, i);
+    }
+    static __device__ uint32_t warp_final(Acc s, uint64_t words) {
+        return fz_hash_final(__reduce_add_sync(FZ_FULL_MASK, s), words);
+    }
+};
+typedef ChunkSum<FZ_SUM_SQUARE> EncodeSum; /* FALCON_CODEC_VERSION */
+
+/* The data checksum of version 1 (fz_hash) of a chunk this warp has just
+ * written to out (lane L wrote values L + 32 k, so it reads its own
+ * writes back): decoders sum version 2's in the decode loop, and a stream
+ * of the older version is the rare case that pays a second pass. */
+template <typename T>
+__device__ uint32_t version1_checksum(const T *out, uint32_t n) {
+    typedef ChunkSum<FZ_SUM_MIX> Sum;
+    Sum::Acc s = 0;
+    for (uint32_t i = threadIdx.x & 31; i < n; i += 32)
+        s += Sum::term(out[i], i);
+    return Sum::warp_final(s, (uint64_t)n * sizeof(T) / 4);
+}
+
 /* How many of a lane's 4 plane bytes are nonzero: bit 7 of each byte of
  * (word & 0x7F..) + 0x7F.. is set iff its low 7 bits are not all zero (no
  * carry leaves a byte), and word supplies bit 7 itself. */
@@ -232,13 +269,13 @@ __device__ __forceinline__ uint32_t nonzero_count(uint32_t word) {
     return (uint32_t)__popc((low7 | word) & 0x80808080u);
 }
 
-/* The table entry of chunk c, its share of the table hash, and its size
- * for the look-back (lane 0). */
+/* The table entry of chunk c (size, data checksum ck), its share of the
+ * table hash, and its size for the look-back (lane 0). */
 __device__ void publish_chunk(const fz_gpu_args &a, uint64_t c, uint32_t size,
-                              uint64_t raw, uint32_t chunk_hash) {
+                              uint32_t ck) {
     if ((threadIdx.x & 31) == 0) {
         fz_lookback_publish(a.lookback, c, size);
-        fz_gpu_put_entry(a, c, size, chunk_hash, raw);
+        fz_gpu_put_checksum(a, c, size, ck);
     }
 }
 
@@ -478,9 +515,9 @@ enum GuessResult { kHolds, kTooSmall, kNoWitness };
  * slower so (longer code, a division per value put back): it hashes and
  * transforms in transform_staged. */
 struct ScaleWork {
-    bool hash;       /* with checksums */
-    uint32_t hashed; /* rows hashed (warp-uniform) */
-    uint32_t hsum;   /* this lane's share of the chunk hash */
+    bool hash;           /* with checksums */
+    uint32_t hashed;     /* rows hashed (warp-uniform) */
+    EncodeSum::Acc hsum; /* this lane's share of the chunk hash */
 };
 
 /* Rows [0, rows) of the stage back from their integers at A to the
@@ -516,7 +553,7 @@ __device__ GuessResult try_scale(T *stage, uint32_t n, int guess,
         /* warp-uniform; FUSED_GUESS keeps the code out of the f64 kernel */
         if (F::FUSED_GUESS && w->hash && row == w->hashed) {
             if (i < n)
-                w->hsum += F::hash(v, i);
+                w->hsum += EncodeSum::term(v, i);
             w->hashed++;
         }
         if (!__all_sync(FZ_FULL_MASK, fit)) {
@@ -599,7 +636,7 @@ __device__ uint32_t chunk_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
 template <typename T>
 __device__ void transform_staged(T *stage, uint32_t n, uint32_t scale,
                                  bool checksums, uint32_t hashed,
-                                 uint32_t *hsum) {
+                                 EncodeSum::Acc *hsum) {
     typedef FW<T> F;
     const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
     uint32_t row = 0;
@@ -609,7 +646,7 @@ __device__ void transform_staged(T *stage, uint32_t n, uint32_t scale,
          i += 32, row++, at += kRowSlots) {
         const T v = *at;
         if (checksums && row >= hashed)
-            *hsum += F::hash(v, i);
+            *hsum += EncodeSum::term(v, i);
         *at = F::fwd(v, scale, p);
     }
 }
@@ -751,11 +788,10 @@ code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
     if (pc.scale != FALCON_CASE2)
         *guess = (int)pc.scale;
     const uint32_t scale = pc.scale;
-    uint32_t hsum = work.hsum;
+    EncodeSum::Acc hsum = work.hsum;
     if (!ints)
         transform_staged<T>(stage, n, scale, checksums, work.hashed, &hsum);
-    const uint32_t chunk_hash =
-        checksums ? __reduce_add_sync(FZ_FULL_MASK, hsum) : 0u;
+    const uint32_t ck = checksums ? EncodeSum::warp_final(hsum, raw / 4) : 0u;
 
     /* 2. deltas, zigzag: x[b] = delta of value 32L + 1 + b */
     __syncwarp(); /* the stage was written by rows */
@@ -786,7 +822,7 @@ code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
     }
     pc.verbatim = size >= raw;
     pc.size = pc.verbatim ? (uint32_t)raw : size;
-    publish_chunk(a, c, pc.size, raw, chunk_hash);
+    publish_chunk(a, c, pc.size, ck);
     return pc;
 }
 
@@ -888,10 +924,10 @@ __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
 }
 
 /* Decode one encoded chunk (size < raw, its bytes at in, staged at the end
- * of the stage by stage_bytes) into out (coalesced; with verify, this
- * lane's share of the chunk hash added to *hsum). Returns true (every lane)
- * when the chunk is not one the encoder writes; the last checks come with the
- * output, so a rejected chunk may have written out (the call fails). Of the
+ * of the stage by stage_bytes) into out (coalesced; with kVerify, this
+ * lane's share of the chunk's square sum added to *hsum). Returns true (every
+ * lane) when the chunk is not one the encoder writes; the last checks come with
+ * the output, so a rejected chunk may have written out (the call fails). Of the
  * stream it reads only in[0..size).
  *
  * The parsed planes share the stage: the k-th plane of the stream (plane
@@ -904,10 +940,10 @@ __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
  * stage bytes - 15 - 128 (width - k) >= 128 (k + 1) because the stage
  * holds 128 (BITS + 1) + 15 bytes (kStageSlots). So a chunk that fails the test
  * is not canonical and is rejected there, as it would be later. */
-template <typename T>
+template <typename T, bool kVerify>
 __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
-                            uint32_t *planes, T *stage, T *out, bool verify,
-                            uint32_t *hsum) {
+                            uint32_t *planes, T *stage, T *out,
+                            EncodeSum::Acc *hsum) {
     typedef FW<T> F;
     const int lane = threadIdx.x & 31;
     if (size < FALCON_HEAD_BYTES)
@@ -1050,8 +1086,8 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
         if (scale == FALCON_CASE2) /* for the canonical check below */
             *at = v;
         out[i] = v;
-        if (verify) /* a template argument: no test per value */
-            *hsum += F::hash(v, i);
+        if (kVerify) /* a template argument: no test per value */
+            *hsum += EncodeSum::term(v, i);
     }
     if (!__all_sync(FZ_FULL_MASK, ok) || !__any_sync(FZ_FULL_MASK, tight))
         return true;
@@ -1066,7 +1102,8 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
 /* kVerify: the caller's a.verify, so that a decoder told not to verify
  * leaves the per-value hash out of its code (decompression +4-11%, run
  * s93) and one that verifies has no per-value test of it (a runtime flag
- * cost 1-3%). */
+ * cost 1-3%). The codec version, and so the checksum kind, is the
+ * stream's, known only on the device. */
 template <typename T, bool kVerify>
 __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
     falcon_decompress_warp(const fz_gpu_args a) {
@@ -1076,7 +1113,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
     uint32_t *planes = reinterpret_cast<uint32_t *>(stage);
     const int lane = threadIdx.x & 31;
     int st = FZS_OK;
-    uint32_t flags = 0;
+    uint32_t flags = 0, version = 0;
     unsigned long long payload_bytes = 0;
     if (lane == 0) {
         fz_header hdr;
@@ -1084,14 +1121,17 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
         if (st != FZS_OK)
             fz_gpu_fail(a.scratch, st);
         flags = hdr.flags;
+        version = hdr.codec_version;
         payload_bytes = hdr.payload_bytes;
     }
     if (__shfl_sync(FZ_FULL_MASK, st, 0) != FZS_OK)
         return;
     flags = __shfl_sync(FZ_FULL_MASK, flags, 0);
+    version = __shfl_sync(FZ_FULL_MASK, version, 0);
     payload_bytes = __shfl_sync(FZ_FULL_MASK, payload_bytes, 0);
-    const fz_header &h = a.expect; /* equal to the stream's, checked */
+    const fz_header &h = a.expect; /* the stream's but for codec_version */
     const bool verify = kVerify && (flags & FZ_HDR_FLAG_CHECKSUMS);
+    const bool version1 = falcon_sum_kind(version) == FZ_SUM_MIX;
     fz_gpu_ahead ahead;
     if (sizeof(T) == 8 && lane == 0)
         ahead.start(a, flags, h.chunk_count);
@@ -1114,30 +1154,31 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
             continue;
         const uint8_t *in = a.src + a.payload_off + off;
         T *out = reinterpret_cast<T *>(a.dst + c * h.chunk_bytes);
-        uint32_t hsum = 0;
+        EncodeSum::Acc hsum = 0;
         __syncwarp();      /* the previous chunk's stage is read */
         if (size == raw) { /* verbatim */
             for (uint32_t i = lane; i < n; i += 32) {
                 const T v = F::load(in + (uint64_t)i * sizeof(T));
                 out[i] = v;
                 if (kVerify)
-                    hsum += F::hash(v, i);
+                    hsum += EncodeSum::term(v, i);
             }
         } else {
             const uint8_t *bytes =
                 stage_bytes(in, (uint32_t)size, a.src + a.src_size, planes,
                             kStageSlots * (uint32_t)sizeof(T) / 4);
             __syncwarp();
-            if (decode_warp<T>(bytes, (uint32_t)size, n, planes, stage, out,
-                               kVerify, &hsum)) {
+            if (decode_warp<T, kVerify>(bytes, (uint32_t)size, n, planes, stage,
+                                        out, &hsum)) {
                 if (lane == 0)
                     fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
                 continue;
             }
         }
         if (verify) {
-            const uint32_t total = __reduce_add_sync(FZ_FULL_MASK, hsum);
-            if (lane == 0 && fz_hash_final(total, raw / 4) != want)
+            const uint32_t ck = version1 ? version1_checksum<T>(out, n)
+                                         : EncodeSum::warp_final(hsum, raw / 4);
+            if (lane == 0 && ck != want)
                 fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
         }
     }
@@ -1151,12 +1192,22 @@ template <typename T> struct RefShared {
     uint8_t buf[FALCON_HEAD_BYTES + 16 + 8 * sizeof(T) * 129]; /* payload */
 };
 
-/* Hash of a chunk's raw bytes as 32-bit words, from shared memory. */
-__device__ uint32_t ref_hash(const uint8_t *bytes, uint64_t raw) {
-    uint32_t h = 0;
-    for (uint32_t k = threadIdx.x & 31; k < raw / 4; k += 32)
-        h += fz_hash_term(fz_load32(bytes + 4 * k), k);
-    return __reduce_add_sync(FZ_FULL_MASK, h);
+/* The data checksum of a chunk's raw bytes (32-bit words in shared
+ * memory) by the kind sum names, every lane. */
+__device__ uint32_t ref_checksum(const uint8_t *bytes, uint64_t raw,
+                                 fz_sum_kind sum) {
+    uint64_t qs = 0;
+    uint32_t hs = 0;
+    for (uint32_t k = threadIdx.x & 31; k < raw / 4; k += 32) {
+        const uint32_t w = fz_load32(bytes + 4 * k);
+        if (sum == FZ_SUM_SQUARE)
+            qs += fz_qsum_term(w, k);
+        else
+            hs += fz_hash_term(w, k);
+    }
+    return sum == FZ_SUM_SQUARE
+               ? ChunkSum<FZ_SUM_SQUARE>::warp_final(qs, raw / 4)
+               : ChunkSum<FZ_SUM_MIX>::warp_final(hs, raw / 4);
 }
 
 template <typename T>
@@ -1175,8 +1226,8 @@ __global__ void __launch_bounds__(32) falcon_compress_ref(const fz_gpu_args a) {
         for (uint32_t i = lane; i < n; i += 32)
             sm.v[i] = in[i];
         __syncwarp();
-        const uint32_t chunk_hash =
-            ref_hash(reinterpret_cast<const uint8_t *>(sm.v), raw);
+        const uint32_t ck = ref_checksum(
+            reinterpret_cast<const uint8_t *>(sm.v), raw, FZ_SUM_SQUARE);
         uint32_t size = 0;
         if (lane == 0)
             size = FW<T>::encode_ref(sm.v, n, sm.e, sm.plane, sm.buf,
@@ -1186,7 +1237,7 @@ __global__ void __launch_bounds__(32) falcon_compress_ref(const fz_gpu_args a) {
         const bool verbatim = size >= raw;
         if (verbatim)
             size = (uint32_t)raw;
-        publish_chunk(a, c, size, raw, chunk_hash);
+        publish_chunk(a, c, size, ck);
         const uint64_t at = a.payload_off + resolve_chunk(a, c, size);
         if (at + size > a.dst_capacity) {
             if (lane == 0)
@@ -1208,7 +1259,7 @@ __global__ void __launch_bounds__(32)
     RefShared<T> &sm = *reinterpret_cast<RefShared<T> *>(smem_raw);
     const int lane = threadIdx.x & 31;
     int st = FZS_OK;
-    uint32_t flags = 0;
+    uint32_t flags = 0, version = 0;
     unsigned long long payload_bytes = 0;
     if (lane == 0) {
         fz_header hdr;
@@ -1216,11 +1267,13 @@ __global__ void __launch_bounds__(32)
         if (st != FZS_OK)
             fz_gpu_fail(a.scratch, st);
         flags = hdr.flags;
+        version = hdr.codec_version;
         payload_bytes = hdr.payload_bytes;
     }
     if (__shfl_sync(FZ_FULL_MASK, st, 0) != FZS_OK)
         return;
     flags = __shfl_sync(FZ_FULL_MASK, flags, 0);
+    version = __shfl_sync(FZ_FULL_MASK, version, 0);
     payload_bytes = __shfl_sync(FZ_FULL_MASK, payload_bytes, 0);
     const fz_header &h = a.expect;
     const bool verify = a.verify && (flags & FZ_HDR_FLAG_CHECKSUMS);
@@ -1260,8 +1313,8 @@ __global__ void __launch_bounds__(32)
         for (uint32_t k = lane; k < raw; k += 32)
             out[k] = vb[k];
         if (verify) {
-            const uint32_t total = ref_hash(vb, raw);
-            if (lane == 0 && fz_hash_final(total, raw / 4) != want)
+            const uint32_t ck = ref_checksum(vb, raw, falcon_sum_kind(version));
+            if (lane == 0 && ck != want)
                 fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
         }
         __syncwarp();
@@ -1315,15 +1368,15 @@ cudaError_t run(const fz_gpu_args *a, int sm_count, cudaStream_t stream,
                                  sm_count, stream);
     }
     const uint64_t blocks = (chunks + kWarps - 1) / kWarps;
-    return compress    ? launch(falcon_compress_warp<T>, kThreads,
-                                kWarps * (int)WarpSmem<T>::encode, blocks, a,
-                                sm_count, stream)
-           : a->verify ? launch(falcon_decompress_warp<T, true>, kThreads,
-                                kWarps * (int)WarpSmem<T>::decode, blocks, a,
-                                sm_count, stream)
-                       : launch(falcon_decompress_warp<T, false>, kThreads,
-                                kWarps * (int)WarpSmem<T>::decode, blocks, a,
-                                sm_count, stream);
+    const int dsmem = kWarps * (int)WarpSmem<T>::decode;
+    if (compress)
+        return launch(falcon_compress_warp<T>, kThreads,
+                      kWarps * (int)WarpSmem<T>::encode, blocks, a, sm_count,
+                      stream);
+    return a->verify ? launch(falcon_decompress_warp<T, true>, kThreads, dsmem,
+                              blocks, a, sm_count, stream)
+                     : launch(falcon_decompress_warp<T, false>, kThreads, dsmem,
+                              blocks, a, sm_count, stream);
 }
 
 } // namespace

@@ -30,10 +30,19 @@
 #include <math.h>
 #include <string.h>
 
+#include "../../common/fz_hash.h"
 #include "../../common/fz_portable.h"
 
 #define FALCON_CODEC_ID 3u
-#define FALCON_CODEC_VERSION 1u
+/* Version 2: data checksums are square sums (fz_qsum, FORMAT.md 6.2);
+ * version 1 (still decoded) used fz_hash. The chunk layout is the same. */
+#define FALCON_CODEC_VERSION 2u
+#define FALCON_CODEC_VERSION_MIN 1u
+
+/* The data checksum of a stream of codec version `version`. */
+static FZ_HD fz_sum_kind falcon_sum_kind(uint32_t version) {
+    return version >= 2 ? FZ_SUM_SQUARE : FZ_SUM_MIX;
+}
 #define FALCON_DEFAULT_VALUES 1025u /* first value + 1024 deltas */
 #define FALCON_MAX_VALUES 1025u     /* at most 32 deltas per GPU lane */
 #define FALCON_CASE2 0xFFu          /* scale byte of a Case 2 chunk */

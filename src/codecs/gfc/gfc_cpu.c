@@ -180,10 +180,17 @@ static int gfc_decode_chunk(const fz_header *h, const uint8_t *src, size_t size,
 }
 
 const fz_codec_cpu fz_gfc_cpu = {
-    GFC_CODEC_ID,      GFC_CODEC_VERSION,
-    GFC_CODEC_VERSION, "gfc",
-    gfc_chunk_bytes,   gfc_encode_capacity,
-    gfc_check_header,  NULL, /* lossless only */
-    gfc_encode_chunk,  gfc_decode_chunk,
-    gfc_check_params,  NULL, /* checksums cover the decoded bytes */
+    GFC_CODEC_ID,
+    GFC_CODEC_VERSION,
+    GFC_CODEC_VERSION,
+    "gfc",
+    gfc_chunk_bytes,
+    gfc_encode_capacity,
+    gfc_check_header,
+    NULL, /* lossless only */
+    gfc_encode_chunk,
+    gfc_decode_chunk,
+    gfc_check_params,
+    NULL, /* checksums cover the decoded bytes */
+    NULL, /* data checksums: FZ_SUM_MIX */
 };

@@ -679,10 +679,17 @@ static int lorenzo_decode_chunk(const fz_header *h, const uint8_t *src,
 }
 
 const fz_codec_cpu fz_lorenzo_cpu = {
-    LZ_CODEC_ID,          LZ_CODEC_VERSION,
-    LZ_CODEC_VERSION_MIN, "lorenzo",
-    lorenzo_chunk_bytes,  lorenzo_encode_capacity,
-    lorenzo_check_header, lorenzo_effective_bound,
-    lorenzo_encode_chunk, lorenzo_decode_chunk,
-    lorenzo_check_params, NULL, /* checksums cover the decoded bytes */
+    LZ_CODEC_ID,
+    LZ_CODEC_VERSION,
+    LZ_CODEC_VERSION_MIN,
+    "lorenzo",
+    lorenzo_chunk_bytes,
+    lorenzo_encode_capacity,
+    lorenzo_check_header,
+    lorenzo_effective_bound,
+    lorenzo_encode_chunk,
+    lorenzo_decode_chunk,
+    lorenzo_check_params,
+    NULL, /* checksums cover the decoded bytes */
+    NULL, /* data checksums: FZ_SUM_MIX */
 };

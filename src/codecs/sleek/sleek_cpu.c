@@ -218,10 +218,17 @@ static int sleek_checksum_covers_payload(const fz_header *h) {
 }
 
 const fz_codec_cpu fz_sleek_cpu = {
-    SLEEK_CODEC_ID,          SLEEK_CODEC_VERSION,
-    SLEEK_CODEC_VERSION_MIN, "sleek",
-    sleek_chunk_bytes,       sleek_encode_capacity,
-    sleek_check_header,      sleek_effective_bound,
-    sleek_encode_chunk,      sleek_decode_chunk,
-    sleek_check_params,      sleek_checksum_covers_payload,
+    SLEEK_CODEC_ID,
+    SLEEK_CODEC_VERSION,
+    SLEEK_CODEC_VERSION_MIN,
+    "sleek",
+    sleek_chunk_bytes,
+    sleek_encode_capacity,
+    sleek_check_header,
+    sleek_effective_bound,
+    sleek_encode_chunk,
+    sleek_decode_chunk,
+    sleek_check_params,
+    sleek_checksum_covers_payload,
+    NULL, /* data checksums: FZ_SUM_MIX */
 };
