@@ -202,9 +202,12 @@ static const struct {
 } kHashes[] = {{"fz_hash", fz_hash_bytes}, {"fz_qsum", fz_qsum_bytes}};
 enum { kHashCount = sizeof kHashes / sizeof kHashes[0] };
 
-/* How many single-bit flips of buf leave hash(buf) == ref. */
+/* How many single-bit flips of buf leave hash(buf) as it was; hash may
+ * return 64 bits (fz_qsum's sum before its fold). */
+typedef uint64_t (*sum_fn)(const uint8_t *p, uint64_t nbytes);
 static uint64_t undetected_bit_flips(const uint8_t *buf, size_t bytes,
-                                     hash_fn hash, uint32_t ref) {
+                                     sum_fn hash) {
+    const uint64_t ref = hash(buf, bytes);
     uint64_t missed = 0;
     const int64_t bits = (int64_t)bytes * 8;
 #pragma omp parallel reduction(+ : missed)
@@ -221,26 +224,14 @@ static uint64_t undetected_bit_flips(const uint8_t *buf, size_t bytes,
     }
     return missed;
 }
-
-/* How many single-bit flips of buf leave its unfolded square sum as it
- * was: none may (a word's term is injective). */
-static uint64_t unchanged_square_sums(const uint8_t *buf, size_t bytes) {
-    const uint64_t ref = fz_qsum_sum_bytes(buf, bytes, 0);
-    uint64_t kept = 0;
-    const int64_t bits = (int64_t)bytes * 8;
-#pragma omp parallel reduction(+ : kept)
-    {
-        uint8_t *copy = (uint8_t *)tu_xmalloc(bytes);
-        memcpy(copy, buf, bytes);
-#pragma omp for schedule(static)
-        for (int64_t b = 0; b < bits; b++) {
-            copy[b / 8] ^= (uint8_t)(1u << (b % 8));
-            kept += fz_qsum_sum_bytes(copy, bytes, 0) == ref;
-            copy[b / 8] ^= (uint8_t)(1u << (b % 8));
-        }
-        free(copy);
-    }
-    return kept;
+static uint64_t hash64(const uint8_t *p, uint64_t n) {
+    return fz_hash_bytes(p, n);
+}
+static uint64_t qsum64(const uint8_t *p, uint64_t n) {
+    return fz_qsum_bytes(p, n);
+}
+static uint64_t qsum_unfolded(const uint8_t *p, uint64_t n) {
+    return fz_qsum_sum_bytes(p, n, 0);
 }
 
 /* Every single-bit flip of 16 KiB changes both checksums (fz_qsum's fold
@@ -251,14 +242,12 @@ static void test_hash_single_bit_flips(void) {
     uint8_t *buf = (uint8_t *)tu_xmalloc(bytes);
     tu_rng r = tu_rng_make(16);
     tu_fill_bytes(&r, buf, bytes);
-    for (int k = 0; k < kHashCount; k++) {
-        tu_context("%s: every single-bit flip of 16 KiB", kHashes[k].name);
-        CHECK_EQ_U64(undetected_bit_flips(buf, bytes, kHashes[k].fn,
-                                          kHashes[k].fn(buf, bytes)),
-                     0);
-    }
+    tu_context("fz_hash: every single-bit flip of 16 KiB");
+    CHECK_EQ_U64(undetected_bit_flips(buf, bytes, hash64), 0);
+    tu_context("fz_qsum: every single-bit flip of 16 KiB");
+    CHECK_EQ_U64(undetected_bit_flips(buf, bytes, qsum64), 0);
     tu_context("fz_qsum: every single-bit flip changes the 64-bit sum");
-    CHECK_EQ_U64(unchanged_square_sums(buf, bytes), 0);
+    CHECK_EQ_U64(undetected_bit_flips(buf, bytes, qsum_unfolded), 0);
     free(buf);
     cases_run++;
 }
