@@ -222,7 +222,8 @@ __device__ uint32_t nonzero4(uint32_t word) {
  * stream's codec version names. Version 2's square sum (what the encoders
  * write) is three instructions per word where version 1's mixed terms
  * were about eleven. */
-template <int kKind> struct ChunkSum {
+template <int kKind> struct ChunkSum;
+template <> struct ChunkSum<FZ_SUM_SQUARE> {
     typedef uint64_t Acc;
     static __device__ Acc term(uint32_t v, uint32_t i) {
         return fz_qsum_value32(v, i);
@@ -246,7 +247,7 @@ template <> struct ChunkSum<FZ_SUM_MIX> {
         return fz_hash_final(__reduce_add_sync(FZ_FULL_MASK, s), words);
     }
 };
-typedef ChunkSum<FZ_SUM_SQUARE> EncodeSum; /* FALCON_CODEC_VERSION */
+typedef ChunkSum<FZ_SUM_SQUARE> SquareSum; /* FALCON_CODEC_VERSION 2 */
 
 /* The data checksum of version 1 (fz_hash) of a chunk this warp has just
  * written to out (lane L wrote values L + 32 k, so it reads its own
@@ -517,7 +518,7 @@ enum GuessResult { kHolds, kTooSmall, kNoWitness };
 struct ScaleWork {
     bool hash;           /* with checksums */
     uint32_t hashed;     /* rows hashed (warp-uniform) */
-    EncodeSum::Acc hsum; /* this lane's share of the chunk hash */
+    SquareSum::Acc hsum; /* this lane's share of the chunk hash */
 };
 
 /* Rows [0, rows) of the stage back from their integers at A to the
@@ -553,7 +554,7 @@ __device__ GuessResult try_scale(T *stage, uint32_t n, int guess,
         /* warp-uniform; FUSED_GUESS keeps the code out of the f64 kernel */
         if (F::FUSED_GUESS && w->hash && row == w->hashed) {
             if (i < n)
-                w->hsum += EncodeSum::term(v, i);
+                w->hsum += SquareSum::term(v, i);
             w->hashed++;
         }
         if (!__all_sync(FZ_FULL_MASK, fit)) {
@@ -636,7 +637,7 @@ __device__ uint32_t chunk_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
 template <typename T>
 __device__ void transform_staged(T *stage, uint32_t n, uint32_t scale,
                                  bool checksums, uint32_t hashed,
-                                 EncodeSum::Acc *hsum) {
+                                 SquareSum::Acc *hsum) {
     typedef FW<T> F;
     const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
     uint32_t row = 0;
@@ -646,7 +647,7 @@ __device__ void transform_staged(T *stage, uint32_t n, uint32_t scale,
          i += 32, row++, at += kRowSlots) {
         const T v = *at;
         if (checksums && row >= hashed)
-            *hsum += EncodeSum::term(v, i);
+            *hsum += SquareSum::term(v, i);
         *at = F::fwd(v, scale, p);
     }
 }
@@ -788,10 +789,10 @@ code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
     if (pc.scale != FALCON_CASE2)
         *guess = (int)pc.scale;
     const uint32_t scale = pc.scale;
-    EncodeSum::Acc hsum = work.hsum;
+    SquareSum::Acc hsum = work.hsum;
     if (!ints)
         transform_staged<T>(stage, n, scale, checksums, work.hashed, &hsum);
-    const uint32_t ck = checksums ? EncodeSum::warp_final(hsum, raw / 4) : 0u;
+    const uint32_t ck = checksums ? SquareSum::warp_final(hsum, raw / 4) : 0u;
 
     /* 2. deltas, zigzag: x[b] = delta of value 32L + 1 + b */
     __syncwarp(); /* the stage was written by rows */
@@ -943,7 +944,7 @@ __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
 template <typename T, bool kVerify>
 __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
                             uint32_t *planes, T *stage, T *out,
-                            EncodeSum::Acc *hsum) {
+                            SquareSum::Acc *hsum) {
     typedef FW<T> F;
     const int lane = threadIdx.x & 31;
     if (size < FALCON_HEAD_BYTES)
@@ -1087,7 +1088,7 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
             *at = v;
         out[i] = v;
         if (kVerify) /* a template argument: no test per value */
-            *hsum += EncodeSum::term(v, i);
+            *hsum += SquareSum::term(v, i);
     }
     if (!__all_sync(FZ_FULL_MASK, ok) || !__any_sync(FZ_FULL_MASK, tight))
         return true;
@@ -1154,14 +1155,14 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
             continue;
         const uint8_t *in = a.src + a.payload_off + off;
         T *out = reinterpret_cast<T *>(a.dst + c * h.chunk_bytes);
-        EncodeSum::Acc hsum = 0;
+        SquareSum::Acc hsum = 0;
         __syncwarp();      /* the previous chunk's stage is read */
         if (size == raw) { /* verbatim */
             for (uint32_t i = lane; i < n; i += 32) {
                 const T v = F::load(in + (uint64_t)i * sizeof(T));
                 out[i] = v;
                 if (kVerify)
-                    hsum += EncodeSum::term(v, i);
+                    hsum += SquareSum::term(v, i);
             }
         } else {
             const uint8_t *bytes =
@@ -1177,7 +1178,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
         }
         if (verify) {
             const uint32_t ck = version1 ? version1_checksum<T>(out, n)
-                                         : EncodeSum::warp_final(hsum, raw / 4);
+                                         : SquareSum::warp_final(hsum, raw / 4);
             if (lane == 0 && ck != want)
                 fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
         }
