@@ -49,7 +49,8 @@ static size_t falcon_encode_chunk(const fz_header *h, const void *src,
                                   uint64_t nvalues, uint8_t *dst,
                                   uint32_t *checksum) {
     const size_t raw = (size_t)nvalues * fz_dtype_size(h->dtype);
-    *checksum = fz_qsum_bytes((const uint8_t *)src, raw); /* version 2 */
+    *checksum = fz_data_checksum(falcon_sum_kind(h->codec_version),
+                                 (const uint8_t *)src, raw);
     const uint32_t n = (uint32_t)nvalues;
     uint64_t v[FALCON_MAX_VALUES], e[FALCON_MAX_VALUES];
     uint8_t plane[FALCON_MAX_VALUES / 8 + 1];

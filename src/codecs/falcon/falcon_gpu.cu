@@ -247,7 +247,9 @@ template <> struct ChunkSum<FZ_SUM_MIX> {
         return fz_hash_final(__reduce_add_sync(FZ_FULL_MASK, s), words);
     }
 };
-typedef ChunkSum<FZ_SUM_SQUARE> SquareSum; /* FALCON_CODEC_VERSION 2 */
+/* what the encoders write: falcon_sum_kind(FALCON_CODEC_VERSION) */
+typedef ChunkSum<FZ_SUM_SQUARE> SquareSum;
+static_assert(FALCON_CODEC_VERSION == 2, "the encoder's checksum kind");
 
 /* The data checksum of version 1 (fz_hash) of a chunk this warp has just
  * written to out (lane L wrote values L + 32 k, so it reads its own
