@@ -342,18 +342,38 @@ __device__ void lane_range(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
                 range->add(v[j][e]);
 }
 
-/* Thread t's part (of nt threads) of the checksum of a 16-byte-aligned
- * shared region of `bytes` (a multiple of 4), word positions from its
- * start: 16-byte pieces, then the last words. */
-__device__ uint32_t region_hash(const uint8_t *buf, uint32_t bytes, uint32_t t,
-                                uint32_t nt) {
+/* The checksum terms of 16-byte piece i of a shared region. */
+__device__ uint32_t piece_hash(const uint8_t *buf, uint32_t i) {
+    const uint4 q = reinterpret_cast<const uint4 *>(buf)[i];
+    return fz_hash_term(q.x, 4 * i) + fz_hash_term(q.y, 4 * i + 1) +
+           fz_hash_term(q.z, 4 * i + 2) + fz_hash_term(q.w, 4 * i + 3);
+}
+
+/* Thread t's part (of NT threads) of the checksum of a 16-byte-aligned
+ * shared region of `bytes` (a multiple of 4, at most a chunk), word
+ * positions from its start: 16-byte pieces, then the last words. The
+ * decoder (kUnrolled) runs the pieces' loop to its bound unrolled, every
+ * load issued before the first term (lossy decompression +0-1.5%, run
+ * s113); the encoder, whose warps 1-7 hash in the look-back's shadow,
+ * keeps the loop that stops at the last piece (unrolled was 0.5-1.5%
+ * slower there). */
+template <uint32_t NT, bool kUnrolled>
+__device__ uint32_t region_hash(const uint8_t *buf, uint32_t bytes,
+                                uint32_t t) {
+    static_assert(NT >= 3, "the last words (at most 3): one per thread");
+    const uint32_t pieces = bytes / 16;
     uint32_t h = 0;
-    for (uint32_t i = t; i < bytes / 16; i += nt) {
-        const uint4 q = reinterpret_cast<const uint4 *>(buf)[i];
-        h += fz_hash_term(q.x, 4 * i) + fz_hash_term(q.y, 4 * i + 1) +
-             fz_hash_term(q.z, 4 * i + 2) + fz_hash_term(q.w, 4 * i + 3);
+    if constexpr (kUnrolled) {
+#pragma unroll
+        for (uint32_t r = 0; r < (SLEEK_CHUNK_BYTES / 16 + NT - 1) / NT; r++)
+            if (t + r * NT < pieces)
+                h += piece_hash(buf, t + r * NT);
+    } else {
+        for (uint32_t i = t; i < pieces; i += NT)
+            h += piece_hash(buf, i);
     }
-    for (uint32_t i = bytes / 16 * 4 + t; i < bytes / 4; i += nt)
+    const uint32_t i = pieces * 4 + t;
+    if (i < bytes / 4)
         h += fz_hash_term(reinterpret_cast<const uint32_t *>(buf)[i], i);
     return h;
 }
@@ -482,8 +502,9 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
                             uint64_t c, uint32_t size, const uint8_t *buf,
                             bool checksums) {
     if ((threadIdx.x >> 5) != 0 && checksums)
-        warp_sum_into(region_hash(buf, size, threadIdx.x - 32, kThreads - 32),
-                      &bs.payload_hash);
+        warp_sum_into(
+            region_hash<kThreads - 32, false>(buf, size, threadIdx.x - 32),
+            &bs.payload_hash);
     if ((threadIdx.x >> 5) == 0) {
         unsigned long long excl = fz_lookback_resolve(a.lookback, c, size);
         if (threadIdx.x == 0) {
@@ -695,6 +716,7 @@ template <typename T, bool LOSSY>
 __global__ void __launch_bounds__(kThreads, 4)
     sleek_decompress_kernel(const fz_gpu_args a) {
     typedef Layout<T> L;
+    constexpr uint32_t kChunkVals = SLEEK_CHUNK_BYTES / sizeof(T);
     extern __shared__ __align__(16) uint8_t smem_raw[];
     DecodeShared &bs = *reinterpret_cast<DecodeShared *>(smem_raw);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -788,12 +810,15 @@ __global__ void __launch_bounds__(kThreads, 4)
                     unpack_lane(reinterpret_cast<const uint32_t *>(st + off), n,
                                 v[j]);
                 }
+                if (nvals < kChunkVals) /* the last chunk: padding is +0.0 */
+#pragma unroll
+                    for (int e = 0; e < L::VPL; e++)
+                        bad |= sub * L::V + lane * L::VPL + e >= nvals &&
+                               v[j][e] != 0;
                 T any = 0;
 #pragma unroll
                 for (int e = 0; e < L::VPL; e++) {
-                    uint32_t idx = sub * L::V + lane * L::VPL + e;
                     any |= v[j][e];
-                    bad |= idx >= nvals && v[j][e] != 0; /* padding is +0.0 */
                     bad |= LOSSY && !map.valid(v[j][e]);
                     v[j][e] = map.inv(v[j][e]);
                 }
@@ -805,8 +830,9 @@ __global__ void __launch_bounds__(kThreads, 4)
         }
         uint32_t hsum = 0;
         if (verify)
-            hsum = payload_sums ? region_hash(st, size, threadIdx.x, kThreads)
-                                : lane_hash<T>(v, nvals);
+            hsum = payload_sums
+                       ? region_hash<kThreads, true>(st, size, threadIdx.x)
+                       : lane_hash<T>(v, nvals);
         uint8_t *out = a.dst + c * SLEEK_CHUNK_BYTES;
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++)
