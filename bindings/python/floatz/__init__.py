@@ -1,0 +1,321 @@
+"""floatz: lossless and error-bounded lossy compression of float32/float64
+arrays, on the CPU or an NVIDIA GPU, with byte-identical streams.
+
+    import numpy as np, floatz
+    a = np.random.default_rng(0).standard_normal((64, 64, 64), dtype=np.float32)
+    blob = floatz.compress(a)                                  # lossless
+    assert np.array_equal(floatz.decompress(blob), a)
+    lossy = floatz.compress(a, mode="abs", bound=1e-3)         # |error| <= 1e-3
+    print(floatz.inspect(lossy))
+
+Arrays go to the C library without a copy when they are C-contiguous and in
+the machine's byte order; other layouts are copied once first. The stream
+records dtype and shape (numpy order), so `decompress` needs nothing else.
+The library releases the GIL while it works (ctypes foreign calls), so
+several Python threads can compress at once.
+"""
+
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _lib
+
+__all__ = [
+    "FloatzError",
+    "StreamInfo",
+    "compress",
+    "compress_bound",
+    "decompress",
+    "inspect",
+    "gpu_count",
+    "codecs",
+    "__version__",
+]
+
+__version__ = _lib.lib.fz_version_string().decode()
+
+_MODES = {"lossless": 0, "abs": 1, "rel": 2}
+_MODE_NAMES = {v: k for k, v in _MODES.items()}
+_BACKENDS = ("auto", "cpu", "gpu")
+
+
+class FloatzError(RuntimeError):
+    """A floatz call failed; `status` is the C library's fz_status code."""
+
+    def __init__(self, status, what):
+        self.status = int(status)
+        text = _lib.lib.fz_status_string(self.status).decode()
+        super().__init__(f"{what}: {text} (fz_status {self.status})")
+
+
+def _check(status, what):
+    if status != _lib.OK:
+        raise FloatzError(status, what)
+
+
+@dataclass(frozen=True)
+class StreamInfo:
+    """What a floatz stream says about itself (see `inspect`)."""
+
+    codec: str
+    dtype: np.dtype
+    shape: tuple
+    mode: str
+    bound: float  # as requested (REL: the relative factor)
+    bound_effective: float  # the absolute bound actually enforced
+    original_bytes: int
+    compressed_bytes: int
+    chunk_bytes: int
+    chunk_count: int
+    has_checksums: bool
+    format_version: int
+    codec_version: int
+    codec_options: tuple
+
+    @property
+    def ratio(self):
+        return self.original_bytes / self.compressed_bytes if self.compressed_bytes else 0.0
+
+
+def codecs():
+    """Names of the codecs this library has."""
+    names = []
+    for cid in range(1, 64):
+        name = _lib.lib.fz_codec_name(cid)
+        if name:
+            names.append(name.decode())
+    return names
+
+
+def gpu_count():
+    """Number of usable CUDA devices (0 in a CPU-only build)."""
+    return int(_lib.lib.fz_gpu_count())
+
+
+def _codec_id(codec):
+    out = ctypes.c_int()
+    _check(_lib.lib.fz_codec_from_name(str(codec).encode(), ctypes.byref(out)), f"codec {codec!r}")
+    return out.value
+
+
+def _mode_id(mode):
+    try:
+        return _MODES[str(mode).lower()]
+    except KeyError:
+        raise ValueError(f"mode must be one of {sorted(_MODES)}, not {mode!r}") from None
+
+
+def _dtype_id(dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f" or dtype.itemsize not in (4, 8):
+        raise TypeError(f"floatz compresses float32 and float64 arrays, not {dtype}")
+    return _lib.F32 if dtype.itemsize == 4 else _lib.F64
+
+
+def _exec_for(backend, params):
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be one of {_BACKENDS}, not {backend!r}")
+    if backend == "cpu":
+        return _lib.EXEC_CPU
+    if backend == "gpu":
+        return _lib.EXEC_GPU
+    usable = gpu_count() > 0 and _lib.lib.fz_gpu_supports(ctypes.byref(params))
+    return _lib.EXEC_GPU if usable else _lib.EXEC_CPU
+
+
+def _params(shape, dtype, codec, mode, bound, checksum, options, threads):
+    if len(shape) > _lib.MAX_DIMS:
+        raise ValueError(
+            f"floatz takes at most {_lib.MAX_DIMS} dimensions, got shape {tuple(shape)}: "
+            "reshape (merge the slowest dimensions) first"
+        )
+    dims = [int(d) for d in reversed(shape)] or [1]  # floatz: dims[0] fastest
+    p = _lib.Params()
+    _check(_lib.lib.fz_params_init(ctypes.byref(p), _dtype_id(dtype), 0), "parameters")
+    if np.prod(dims, dtype=np.uint64) == 0:
+        dims = [0]  # no values: the layout of an empty array is immaterial
+    cdims = (ctypes.c_uint64 * len(dims))(*dims)
+    _check(_lib.lib.fz_params_set_shape(ctypes.byref(p), len(dims), cdims), f"shape {tuple(shape)}")
+    p.codec = _codec_id(codec)
+    p.mode = _mode_id(mode)
+    p.bound = float(bound)
+    p.flags = 0 if checksum else _lib.FLAG_NO_CHECKSUM
+    p.threads = int(threads)
+    options = tuple(options or ())
+    if len(options) > 4:
+        raise ValueError("at most 4 codec options")
+    for i, v in enumerate(options):
+        p.codec_options[i] = int(v)
+    return p
+
+
+def _as_input(data):
+    """The array as the library reads it: C-contiguous, native byte order."""
+    a = np.asarray(data)
+    _dtype_id(a.dtype)
+    if not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
+    return np.ascontiguousarray(a)
+
+
+def compress_bound(shape, dtype, codec="sleek", mode="lossless", bound=0.0, *, options=()):
+    """Largest stream `compress` can write for such an array: size `out`
+    buffers with it."""
+    p = _params(tuple(shape), dtype, codec, mode, bound, True, options, 0)
+    n = ctypes.c_size_t()
+    _check(_lib.lib.fz_compress_bound(ctypes.byref(p), ctypes.byref(n)), "compress_bound")
+    return n.value
+
+
+def compress(
+    data,
+    codec="sleek",
+    mode="lossless",
+    bound=0.0,
+    *,
+    backend="auto",
+    threads=0,
+    checksum=True,
+    options=(),
+    out=None,
+):
+    """Compress a float32/float64 array (1 to 4 dimensions).
+
+    codec: "sleek" (lossless, abs, rel), "gfc" and "falcon" (lossless),
+        "lorenzo" (abs, rel); `codecs()` lists them.
+    mode: "lossless", "abs" (|decoded - original| <= bound) or "rel"
+        (<= bound * (max - min) of the finite values).
+    backend: "cpu" (OpenMP), "gpu" (the host pipeline through a GPU), or
+        "auto" (the GPU when there is one that takes the request).
+    threads: CPU threads, 0 = all cores.
+    checksum: store a checksum of every chunk's data (verified on decode).
+    options: the codec options of include/floatz.h, in order (gfc:
+        dimensionality, values per chunk; falcon: values per chunk;
+        lorenzo: radius, zero runs).
+    out: a writable buffer to compress into (at least `compress_bound`
+        bytes is always enough); the result is then a memoryview of it.
+
+    Returns a bytearray with the stream (or a memoryview of `out`).
+    Raises TypeError for other dtypes, ValueError for bad arguments and
+    FloatzError when the library refuses or fails.
+    """
+    a = _as_input(data)
+    p = _params(a.shape, a.dtype, codec, mode, bound, checksum, options, threads)
+    p.exec = _exec_for(backend, p)
+    cap = ctypes.c_size_t()
+    _check(_lib.lib.fz_compress_bound(ctypes.byref(p), ctypes.byref(cap)), "compress_bound")
+    if out is None:
+        dst = bytearray(cap.value)
+        view = np.frombuffer(dst, dtype=np.uint8) if cap.value else np.empty(0, np.uint8)
+    else:
+        view = _writable_bytes(out)
+    size = ctypes.c_size_t()
+    status = _lib.lib.fz_compress(
+        ctypes.byref(p),
+        a.ctypes.data,
+        a.nbytes,
+        view.ctypes.data,
+        view.nbytes,
+        ctypes.byref(size),
+    )
+    _check(status, "compress")
+    if out is not None:
+        return memoryview(out).cast("B")[: size.value]
+    del view  # release the export before resizing the bytearray
+    del dst[size.value :]
+    return dst
+
+
+def _writable_bytes(buf):
+    view = np.frombuffer(buf, dtype=np.uint8)
+    if not view.flags.writeable:
+        raise ValueError("out must be a writable buffer")
+    return view
+
+
+def _readable_bytes(buf):
+    if isinstance(buf, np.ndarray):
+        if not buf.flags.c_contiguous:
+            raise ValueError("the stream buffer must be contiguous")
+        return buf.reshape(-1).view(np.uint8)
+    return np.frombuffer(buf, dtype=np.uint8)
+
+
+def _inspect_raw(src):
+    info = _lib.Info()
+    _check(_lib.lib.fz_inspect(src.ctypes.data, src.nbytes, ctypes.byref(info)), "inspect")
+    return info
+
+
+def _numpy_shape(params):
+    dims = [int(params.dims[i]) for i in range(params.ndims)]
+    return tuple(reversed(dims))
+
+
+def inspect(stream):
+    """Read a stream's header (no decoding): a StreamInfo."""
+    src = _readable_bytes(stream)
+    info = _inspect_raw(src)
+    p = info.params
+    return StreamInfo(
+        codec=_lib.lib.fz_codec_name(p.codec).decode(),
+        dtype=np.dtype(np.float32 if p.dtype == _lib.F32 else np.float64),
+        shape=_numpy_shape(p),
+        mode=_MODE_NAMES[p.mode],
+        bound=p.bound,
+        bound_effective=info.bound_effective,
+        original_bytes=info.original_bytes,
+        compressed_bytes=info.compressed_bytes,
+        chunk_bytes=info.chunk_bytes,
+        chunk_count=info.chunk_count,
+        has_checksums=bool(info.has_checksums),
+        format_version=info.format_version,
+        codec_version=info.codec_version,
+        codec_options=tuple(p.codec_options),
+    )
+
+
+def _output_for(info, out):
+    dtype = np.dtype(np.float32 if info.params.dtype == _lib.F32 else np.float64)
+    shape = _numpy_shape(info.params)
+    if out is None:
+        return np.empty(shape, dtype=dtype)
+    if not isinstance(out, np.ndarray):
+        raise TypeError("out must be a numpy array")
+    if out.dtype != dtype or out.size != info.original_bytes // dtype.itemsize:
+        raise ValueError(
+            f"out is {out.dtype} x {out.size}; the stream holds {dtype} of shape {shape}"
+        )
+    if not (out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError("out must be C-contiguous and writable")
+    return out
+
+
+def decompress(stream, out=None, *, backend="auto", threads=0, verify=True):
+    """Decode a stream into a new array of the stream's dtype and shape, or
+    into `out` (a C-contiguous numpy array of that dtype and size).
+
+    verify: check every chunk's data checksum (when the stream has them).
+    Raises FloatzError for a damaged or foreign stream (nothing is
+    returned then; `out` may have been partly written).
+    """
+    src = _readable_bytes(stream)
+    info = _inspect_raw(src)
+    dst = _output_for(info, out)
+    opts = _lib.DecodeOptions()
+    opts.flags = 0 if verify else _lib.DECODE_SKIP_CHECKSUM
+    opts.exec = _exec_for(backend, info.params)
+    opts.threads = int(threads)
+    size = ctypes.c_size_t()
+    status = _lib.lib.fz_decompress(
+        src.ctypes.data,
+        src.nbytes,
+        dst.ctypes.data,
+        dst.nbytes,
+        ctypes.byref(opts),
+        ctypes.byref(size),
+    )
+    _check(status, "decompress")
+    return dst

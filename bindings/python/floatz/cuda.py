@@ -1,0 +1,273 @@
+"""GPU-resident arrays: compress and decompress device memory through the
+library's device API, with no trip through host memory and no copy.
+
+    import cupy as cp, floatz.cuda
+    x = cp.random.standard_normal((512, 512, 512), dtype=cp.float32)
+    blob = floatz.cuda.compress(x, mode="abs", bound=1e-3)   # a DeviceBuffer
+    y = cp.asarray(floatz.cuda.decompress(blob))              # no copy either
+
+Inputs are any object with `__cuda_array_interface__` (CuPy, PyTorch,
+Numba, JAX via DLPack->CuPy, or a DeviceBuffer), C-contiguous, float32 or
+float64 for compression and uint8 (a stream) for decompression. Results are
+DeviceBuffers: device memory owned by floatz, freed when the object is
+collected, themselves exposing `__cuda_array_interface__`. Pass `out=` to
+write into your own allocation instead.
+
+The work is enqueued on `stream` (a `cudaStream_t` as an int, e.g.
+`cp.cuda.get_current_stream().ptr` or `torch.cuda.current_stream().cuda_stream`;
+0 = the legacy default stream): the caller makes sure the input is ready on
+it. Each call then waits for that stream, because it reads the device's
+result status (a corrupt stream is reported there) before returning.
+"""
+
+import ctypes
+import ctypes.util
+import os
+
+import numpy as np
+
+import floatz
+from floatz import FloatzError, _lib
+
+_HEADER_BYTES = 128  # FZ_HEADER_BYTES
+_D2H, _H2D = 2, 1  # cudaMemcpyKind
+
+
+class _DeviceResult(ctypes.Structure):  # fz_device_result
+    _fields_ = [("size", ctypes.c_uint64), ("status", ctypes.c_int32), ("reserved", ctypes.c_uint32)]
+
+
+def _load_cudart():
+    env = os.environ.get("FLOATZ_CUDART")
+    names = [env] if env else []
+    names += ["libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"]
+    found = ctypes.util.find_library("cudart")
+    if found:
+        names.append(found)
+    for name in names:
+        try:
+            rt = ctypes.CDLL(name)
+        except OSError:
+            continue
+        rt.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
+        rt.cudaFree.argtypes = [ctypes.c_void_p]
+        rt.cudaMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        rt.cudaStreamSynchronize.argtypes = [ctypes.c_void_p]
+        rt.cudaGetErrorString.restype = ctypes.c_char_p
+        return rt
+    return None
+
+
+_rt = None
+
+
+def _cudart():
+    global _rt
+    if _rt is None:
+        if floatz.gpu_count() == 0:
+            raise FloatzError(_lib.ERR_NO_GPU if _has_cuda_backend() else _lib.ERR_NO_CUDA, "floatz.cuda")
+        _rt = _load_cudart()
+        if _rt is None:
+            raise ImportError("floatz.cuda: cannot load the CUDA runtime (set FLOATZ_CUDART to libcudart.so)")
+    return _rt
+
+
+def _has_cuda_backend():
+    size = ctypes.c_size_t()
+    p = _lib.Params()
+    _lib.lib.fz_params_init(ctypes.byref(p), _lib.F32, 1)
+    return _lib.lib.fz_device_scratch_size(ctypes.byref(p), ctypes.byref(size)) != _lib.ERR_NO_CUDA
+
+
+def _cuda_check(err, what):
+    if err != 0:
+        msg = _cudart().cudaGetErrorString(err).decode()
+        raise FloatzError(202, f"{what}: {msg}")  # FZ_ERR_CUDA
+
+
+class DeviceBuffer:
+    """Device memory allocated by floatz, shown as a C-contiguous array of
+    `shape` and `dtype` (its allocation may be larger: a stream is written
+    into a buffer of `compress_bound` bytes)."""
+
+    def __init__(self, nbytes, shape=None, dtype=np.uint8):
+        self.ptr = 0
+        self.dtype = np.dtype(dtype)
+        self.shape = tuple(shape) if shape is not None else (nbytes // self.dtype.itemsize,)
+        self.capacity = max(int(nbytes), 1)
+        p = ctypes.c_void_p()
+        _cuda_check(_cudart().cudaMalloc(ctypes.byref(p), self.capacity), "cudaMalloc")
+        self.ptr = p.value
+
+    @property
+    def nbytes(self):
+        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+
+    @property
+    def __cuda_array_interface__(self):
+        return {
+            "shape": self.shape,
+            "typestr": self.dtype.str,
+            "data": (self.ptr, False),
+            "strides": None,
+            "version": 3,
+        }
+
+    def copy_to_host(self):
+        """The contents as a numpy array (a device-to-host copy)."""
+        host = np.empty(self.shape, self.dtype)
+        if host.nbytes:
+            _cuda_check(_cudart().cudaMemcpy(host.ctypes.data, self.ptr, host.nbytes, _D2H), "cudaMemcpy")
+        return host
+
+    def free(self):
+        if self.ptr:
+            _cudart().cudaFree(self.ptr)
+            self.ptr = 0
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:  # interpreter shutdown: the process frees it anyway
+            pass
+
+    def __repr__(self):
+        return f"DeviceBuffer(shape={self.shape}, dtype={self.dtype}, ptr={self.ptr:#x})"
+
+
+def _interface(obj, what):
+    try:
+        cai = obj.__cuda_array_interface__
+    except AttributeError:
+        raise TypeError(f"{what} must be a device array (__cuda_array_interface__)") from None
+    shape = tuple(cai["shape"])
+    dtype = np.dtype(cai["typestr"])
+    strides = cai.get("strides")
+    if strides is not None and tuple(strides) != _c_strides(shape, dtype.itemsize):
+        raise ValueError(f"{what} must be C-contiguous (copy it first, e.g. cupy.ascontiguousarray)")
+    if cai.get("mask") is not None:
+        raise ValueError(f"{what}: masked arrays are not supported")
+    return cai["data"][0], shape, dtype, bool(cai["data"][1])
+
+
+def _c_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return tuple(reversed(strides))
+
+
+class _Work:
+    """Scratch and the device result for one call, freed at its end."""
+
+    def __init__(self, params):
+        size = ctypes.c_size_t()
+        floatz._check(_lib.lib.fz_device_scratch_size(ctypes.byref(params), ctypes.byref(size)), "scratch size")
+        self.scratch_bytes = size.value
+        self.mem = DeviceBuffer(((size.value + 255) // 256) * 256 + 256)
+        self.result_ptr = self.mem.ptr + self.mem.capacity - 256
+        self.host_result = _DeviceResult()
+
+    def finish(self, stream, what):
+        _cuda_check(_cudart().cudaStreamSynchronize(stream), what)
+        self.mem.free()
+        floatz._check(self.host_result.status, what)
+        return self.host_result.size
+
+
+def compress(data, codec="sleek", mode="lossless", bound=0.0, *, checksum=True, options=(), stream=0, out=None):
+    """Compress a device array (float32/float64, 1-4 dimensions) on the
+    GPU. Returns a DeviceBuffer of the stream's bytes (uint8), or, with
+    `out` (a device buffer of at least `floatz.compress_bound` bytes), a
+    tuple (out, size). Same bytes as `floatz.compress` on the CPU."""
+    src, shape, dtype, _ = _interface(data, "data")
+    floatz._dtype_id(dtype)
+    if not dtype.isnative:
+        raise TypeError("device arrays must be in the machine's byte order")
+    p = floatz._params(shape, dtype, codec, mode, bound, checksum, options, 0)
+    cap = ctypes.c_size_t()
+    floatz._check(_lib.lib.fz_compress_bound(ctypes.byref(p), ctypes.byref(cap)), "compress_bound")
+    if out is None:
+        dst, dst_cap = DeviceBuffer(cap.value), cap.value
+    else:
+        dst, dshape, ddtype, readonly = _interface(out, "out")
+        dst_cap = int(np.prod(dshape, dtype=np.int64)) * ddtype.itemsize
+        if readonly:
+            raise ValueError("out is read-only")
+    dst_ptr = dst.ptr if out is None else dst
+    work = _Work(p)
+    status = _lib.lib.fz_device_compress(
+        ctypes.byref(p), src, dst_ptr, dst_cap, work.mem.ptr, work.scratch_bytes,
+        work.result_ptr, ctypes.byref(work.host_result), stream,
+    )
+    if status != _lib.OK:
+        work.mem.free()
+        floatz._check(status, "device compress")
+    size = work.finish(stream, "device compress")
+    if out is not None:
+        return out, size
+    dst.shape = (size,)
+    return dst
+
+
+def _header(src_ptr, nbytes):
+    """The first bytes of a device-resident stream, on the host."""
+    header = np.empty(min(_HEADER_BYTES, nbytes), np.uint8)
+    if header.nbytes:
+        _cuda_check(_cudart().cudaMemcpy(header.ctypes.data, src_ptr, header.nbytes, _D2H), "cudaMemcpy")
+    return header
+
+
+def _stream_bytes(stream_buf):
+    src, shape, dtype, _ = _interface(stream_buf, "stream")
+    return src, int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+
+
+def inspect(stream_buf):
+    """The header of a device-resident stream (its first 128 bytes are
+    copied to the host)."""
+    return floatz.inspect(_header(*_stream_bytes(stream_buf)))
+
+
+def decompress(stream_buf, out=None, *, verify=True, stream=0):
+    """Decode a device-resident stream on the GPU into a new DeviceBuffer
+    of the stream's dtype and shape, or into `out` (a C-contiguous device
+    array of that dtype and size). Raises FloatzError for a damaged stream
+    (the device's checks, checksums included unless verify=False)."""
+    src, nbytes = _stream_bytes(stream_buf)
+    info = floatz._inspect_raw(_header(src, nbytes))
+    vdtype = np.dtype(np.float32 if info.params.dtype == _lib.F32 else np.float64)
+    vshape = floatz._numpy_shape(info.params)
+    if out is None:
+        dst = DeviceBuffer(info.original_bytes, vshape, vdtype)
+        dst_ptr, result = dst.ptr, dst
+    else:
+        dst_ptr, oshape, odtype, readonly = _interface(out, "out")
+        if odtype != vdtype or int(np.prod(oshape, dtype=np.int64)) * odtype.itemsize != info.original_bytes:
+            raise ValueError(f"out is {odtype} x {oshape}; the stream holds {vdtype} of shape {vshape}")
+        if readonly:
+            raise ValueError("out is read-only")
+        result = out
+    opts = _lib.DecodeOptions()
+    opts.flags = 0 if verify else _lib.DECODE_SKIP_CHECKSUM
+    work = _Work(info.params)
+    status = _lib.lib.fz_device_decompress(
+        ctypes.byref(info.params), src, nbytes, dst_ptr, info.original_bytes, work.mem.ptr,
+        work.scratch_bytes, ctypes.byref(opts), work.result_ptr, ctypes.byref(work.host_result), stream,
+    )
+    if status != _lib.OK:
+        work.mem.free()
+        floatz._check(status, "device decompress")
+    work.finish(stream, "device decompress")
+    return result
+
+
+def to_device(array):
+    """A host array copied into a new DeviceBuffer (for tests and small
+    jobs; CuPy or PyTorch do this better)."""
+    a = np.ascontiguousarray(array)
+    buf = DeviceBuffer(a.nbytes, a.shape, a.dtype)
+    if a.nbytes:
+        _cuda_check(_cudart().cudaMemcpy(buf.ptr, a.ctypes.data, a.nbytes, _H2D), "cudaMemcpy")
+    return buf
