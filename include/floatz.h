@@ -147,7 +147,10 @@ typedef struct fz_params {
  *         up to 4194304 (0 = default, a function of the value count only).
  *  - falcon: [0] values per chunk, 1..1025 (0 = default 1025).
  *  - lorenzo: [0] quant-code radius 2..32768 (0 = default 512): residuals
- *         of magnitude >= radius are stored as outliers.
+ *         of magnitude >= radius are stored as outliers; [1] 1 = let the
+ *         encoder fold runs of zero residuals into Huffman symbols where
+ *         that is smaller (CLI --zero-runs; radius then at most 32752),
+ *         0 = off.
  * fz_inspect() reports the values a stream was made with (never 0). */
 
 /* Fill *p with defaults for a 1-D array of n values: codec sleek, lossless,
