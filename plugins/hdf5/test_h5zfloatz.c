@@ -32,11 +32,12 @@
 #include "hdf5.h"
 
 #include "H5Zfloatz.h"
+#include "test_util.h"
 
 /* ------------------------------------------------------------ checks */
+/* CHECK and the case text (tu_context) are test_util.h's. */
 
 static char g_dir[1024];
-static char g_case[256];
 
 static void remove_dir(void) {
     if (!g_dir[0])
@@ -55,38 +56,23 @@ static void remove_dir(void) {
     rmdir(g_dir);
 }
 
-static _Noreturn void fail(const char *file, int line, const char *expr,
-                           const char *fmt, ...) {
-    fprintf(stderr, "%s:%d: FAILED: %s\n  case: %s\n", file, line, expr,
-            g_case);
-    if (fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        fputs("  ", stderr);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        va_end(ap);
-    }
-    exit(1); /* atexit removes the directory */
+/* tu_fail with a printf-style detail; tu_fail exit(1)s: atexit cleans up. */
+static _Noreturn __attribute__((format(printf, 4, 5))) void
+fail_fmt(const char *file, int line, const char *expr, const char *fmt, ...) {
+    char detail[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    tu_fail(file, line, expr, detail);
 }
 
-#define CHECK(e)                                                               \
-    do {                                                                       \
-        if (!(e))                                                              \
-            fail(__FILE__, __LINE__, #e, NULL);                                \
-    } while (0)
+/* CHECK with a formatted detail line. */
 #define CHECKF(e, ...)                                                         \
     do {                                                                       \
         if (!(e))                                                              \
-            fail(__FILE__, __LINE__, #e, __VA_ARGS__);                         \
+            fail_fmt(__FILE__, __LINE__, #e, __VA_ARGS__);                     \
     } while (0)
-
-static void set_case(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(g_case, sizeof g_case, fmt, ap);
-    va_end(ap);
-}
 
 static const char *tmp_path(const char *name) {
     static char buf[4][2048];
@@ -135,67 +121,19 @@ static int stack_has(const char *needle) {
 
 /* ------------------------------------------------------------------ data */
 
-static uint64_t rng_next(uint64_t *s) { /* splitmix64 */
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Quiet and signalling NaNs with payloads (both signs), -0.0,
- * infinities, subnormals, extreme normals. */
-static const uint32_t special32[] = {
-    0x7fc00001u, 0x7f800001u, 0xffc12345u, 0x7fbfffffu, 0x80000000u,
-    0x7f800000u, 0xff800000u, 0x00000001u, 0x807fffffu, 0x00400000u,
-    0x7f7fffffu, 0xff7fffffu, 0x00800000u};
-static const uint64_t special64[] = {
-    0x7ff8000000000001ull, 0x7ff0000000000001ull, 0xfff8123456789abcull,
-    0x7ff7ffffffffffffull, 0x8000000000000000ull, 0x7ff0000000000000ull,
-    0xfff0000000000000ull, 0x0000000000000001ull, 0x800fffffffffffffull,
-    0x0008000000000000ull, 0x7fefffffffffffffull, 0xffefffffffffffffull,
-    0x0010000000000000ull};
-#define N_SPECIAL 13
-
-static size_t esize(fz_dtype t) {
-    return t == FZ_F64 ? 8 : 4;
-}
-
-static uint64_t bits_at(fz_dtype t, const void *a, size_t i) {
+/* Special value k (modulo the count) of test_util's tables: quiet and
+ * signalling NaNs with payloads (both signs), -0.0, infinities,
+ * subnormals, extreme normals. */
+static void set_special(fz_dtype t, void *a, size_t i, size_t k) {
     if (t == FZ_F64) {
-        uint64_t b;
-        memcpy(&b, (const char *)a + 8 * i, 8);
-        return b;
-    }
-    uint32_t b;
-    memcpy(&b, (const char *)a + 4 * i, 4);
-    return b;
-}
-
-static double value_at(fz_dtype t, const void *a, size_t i) {
-    if (t == FZ_F64) {
-        double v;
-        memcpy(&v, (const char *)a + 8 * i, 8);
-        return v;
-    }
-    float v;
-    memcpy(&v, (const char *)a + 4 * i, 4);
-    return v;
-}
-
-static void set_value(fz_dtype t, void *a, size_t i, double v) {
-    if (t == FZ_F64) {
-        memcpy((char *)a + 8 * i, &v, 8);
+        const uint64_t *v;
+        const size_t n = tu_special64(&v);
+        tu_set_bits(t, a, i, v[k % n]);
     } else {
-        float f = (float)v;
-        memcpy((char *)a + 4 * i, &f, 4);
+        const uint32_t *v;
+        const size_t n = tu_special32(&v);
+        tu_set_bits(t, a, i, v[k % n]);
     }
-}
-
-static void set_special(fz_dtype t, void *a, size_t i, unsigned k) {
-    if (t == FZ_F64)
-        memcpy((char *)a + 8 * i, &special64[k % N_SPECIAL], 8);
-    else
-        memcpy((char *)a + 4 * i, &special32[k % N_SPECIAL], 4);
 }
 
 static int finite_bits(fz_dtype t, uint64_t b) {
@@ -207,19 +145,19 @@ static int finite_bits(fz_dtype t, uint64_t b) {
  * kind of data) with a special value every ~60 on average; `random_runs`
  * adds stretches of random bit patterns (every NaN payload included). */
 static void *make_data(fz_dtype t, size_t n, uint64_t seed, int random_runs) {
-    void *a = malloc(n * esize(t) + 1);
+    void *a = malloc(n * tu_dtype_size(t) + 1);
     CHECK(a);
-    uint64_t s = seed;
+    tu_rng s = tu_rng_make(seed);
     for (size_t i = 0; i < n; i++) {
-        const uint64_t r = rng_next(&s);
+        const uint64_t r = tu_next(&s);
         double x = 280.0 + 20.0 * sin((double)i * 0.001) +
                    3.0 * cos((double)i * 0.037);
         if (r % 61 == 0)
-            set_special(t, a, i, (unsigned)(r >> 8));
+            set_special(t, a, i, (size_t)(r >> 8));
         else if (random_runs && (i / 3000) % 4 == 3)
-            memcpy((char *)a + i * esize(t), &r, esize(t));
+            tu_set_bits(t, a, i, r);
         else
-            set_value(t, a, i, round(x * 100.0) / 100.0);
+            tu_set_value(t, a, i, round(x * 100.0) / 100.0);
     }
     return a;
 }
@@ -227,15 +165,15 @@ static void *make_data(fz_dtype t, size_t n, uint64_t seed, int random_runs) {
 /* Bitwise equality of n values. */
 static void check_same(fz_dtype t, const void *want, const void *got,
                        size_t n) {
-    if (memcmp(want, got, n * esize(t)) == 0)
+    if (memcmp(want, got, n * tu_dtype_size(t)) == 0)
         return;
     size_t i = 0;
-    while (bits_at(t, want, i) == bits_at(t, got, i))
+    while (tu_bits_at(t, want, i) == tu_bits_at(t, got, i))
         i++;
-    fail(__FILE__, __LINE__, "bitwise round trip",
-         "value %zu of %zu: wrote bits 0x%llx, read 0x%llx", i, n,
-         (unsigned long long)bits_at(t, want, i),
-         (unsigned long long)bits_at(t, got, i));
+    fail_fmt(__FILE__, __LINE__, "bitwise round trip",
+             "value %zu of %zu: wrote bits 0x%llx, read 0x%llx", i, n,
+             (unsigned long long)tu_bits_at(t, want, i),
+             (unsigned long long)tu_bits_at(t, got, i));
 }
 
 /* NaNs and infinities exact, every finite value within `bound` (the
@@ -243,13 +181,13 @@ static void check_same(fz_dtype t, const void *want, const void *got,
 static void check_within(fz_dtype t, const void *want, const void *got,
                          size_t n, double bound) {
     for (size_t i = 0; i < n; i++) {
-        const uint64_t bw = bits_at(t, want, i), bg = bits_at(t, got, i);
+        const uint64_t bw = tu_bits_at(t, want, i), bg = tu_bits_at(t, got, i);
         if (!finite_bits(t, bw)) {
             CHECKF(bw == bg, "value %zu: special 0x%llx came back as 0x%llx", i,
                    (unsigned long long)bw, (unsigned long long)bg);
             continue;
         }
-        const double w = value_at(t, want, i), g = value_at(t, got, i);
+        const double w = tu_value_at(t, want, i), g = tu_value_at(t, got, i);
         CHECKF(isfinite(g) && fabs(w - g) <= bound,
                "value %zu: wrote %.17g, read %.17g, bound %g", i, w, g, bound);
     }
@@ -318,7 +256,7 @@ static hid_t create_dset(hid_t file, const char *name, hid_t type,
 }
 
 static void *read_all(hid_t d, fz_dtype t, size_t n) {
-    void *back = malloc(n * esize(t) + 1);
+    void *back = malloc(n * tu_dtype_size(t) + 1);
     CHECK(back);
     CHECK(H5Dread(d, mem_type(t), H5S_ALL, H5S_ALL, H5P_DEFAULT, back) >= 0);
     return back;
@@ -401,8 +339,8 @@ static void lossless_shape(const char *label, const shape *s) {
         const fz_dtype t = ti ? FZ_F64 : FZ_F32;
         void *data = make_data(t, n, 1000u + (unsigned)n, 1);
         for (int c = 0; c < 3; c++) {
-            set_case("%s %s %s", label, t == FZ_F64 ? "f64" : "f32",
-                     fz_codec_name(lossless_codecs[c]));
+            tu_context("%s %s %s", label, tu_dtype_name(t),
+                       fz_codec_name(lossless_codecs[c]));
             unsigned cd[FZ_H5Z_CD_USER];
             size_t ncd = fz_h5z_cd_values(cd, lossless_codecs[c],
                                           FZ_MODE_LOSSLESS, 0.0, 0, 0);
@@ -443,7 +381,7 @@ static void group_lossless_nd(void) {
     lossless_shape("6-D", &six);
     const hsize_t zero[6] = {0};
     fz_info info;
-    set_case("6-D chunk shape in the stream");
+    tu_context("6-D chunk shape in the stream");
     inspect_chunk("lossless.h5", zero, &info); /* the last file: 6-D */
     CHECK(info.params.ndims == 4);
     CHECK(info.params.dims[0] == 5 && info.params.dims[1] == 2 &&
@@ -481,8 +419,8 @@ static void group_lossy_abs(void) {
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const lossy_case *c = &cases[k];
         const size_t n = shape_count(&c->s);
-        set_case("ABS %s %s %d-D bound %g", fz_codec_name(c->codec),
-                 c->dtype == FZ_F64 ? "f64" : "f32", c->s.rank, c->bound);
+        tu_context("ABS %s %s %d-D bound %g", fz_codec_name(c->codec),
+                   tu_dtype_name(c->dtype), c->s.rank, c->bound);
         void *data = make_data(c->dtype, n, 77 + k, 0);
         unsigned cd[FZ_H5Z_CD_USER];
         size_t ncd =
@@ -505,19 +443,20 @@ static void group_lossy_abs(void) {
  * checked against its own chunk's range. */
 static void rel_field(fz_dtype t, void *a, size_t rows, size_t cols,
                       size_t crow, size_t ccol) {
-    uint64_t s = 9;
+    tu_rng s = tu_rng_make(9);
     for (size_t r = 0; r < rows; r++)
         for (size_t c = 0; c < cols; c++) {
             const size_t k = (r / crow) * (cols / ccol) + c / ccol;
             const double amp = pow(10.0, (double)(k % 4) - 2.0);
-            const uint64_t x = rng_next(&s);
-            static const unsigned outside[3] = {0, 5, 6}; /* NaN, +-inf */
+            const uint64_t x = tu_next(&s);
+            /* Indices into tu_special32/64: NaN with a payload, +-inf. */
+            static const size_t outside[3] = {6, 2, 3};
             if (x % 97 == 0) /* not part of the range */
                 set_special(t, a, r * cols + c, outside[(x >> 8) % 3]);
             else
-                set_value(t, a, r * cols + c,
-                          100.0 +
-                              amp * sin(0.1 * (double)r + 0.05 * (double)c));
+                tu_set_value(t, a, r * cols + c,
+                             100.0 +
+                                 amp * sin(0.1 * (double)r + 0.05 * (double)c));
         }
 }
 
@@ -569,11 +508,11 @@ enum { REL_ROWS = 64, REL_COLS = 256, REL_CR = 32, REL_CC = 64 };
  * range, and the stream's enforced bound no larger. Returns that bound. */
 static double rel_check_chunk(fz_dtype t, const char *data, const char *back,
                               size_t br, size_t bc, double rel) {
-    const size_t es = esize(t), r0 = br * REL_CR, c0 = bc * REL_CC;
+    const size_t es = tu_dtype_size(t), r0 = br * REL_CR, c0 = bc * REL_CC;
     double lo = INFINITY, hi = -INFINITY;
     for (size_t r = r0; r < r0 + REL_CR; r++)
         for (size_t c = c0; c < c0 + REL_CC; c++) {
-            const double v = value_at(t, data, r * REL_COLS + c);
+            const double v = tu_value_at(t, data, r * REL_COLS + c);
             if (isfinite(v)) {
                 lo = v < lo ? v : lo;
                 hi = v > hi ? v : hi;
@@ -593,9 +532,9 @@ static double rel_check_chunk(fz_dtype t, const char *data, const char *back,
 static void group_lossy_rel(void) {
     const double edge_range =
         (double)(280.0f + 0.1f * 99) - (double)(280.0f + 0.1f * 64); /* 3.5 */
-    set_case("REL edge chunk, default fill value 0");
+    tu_context("REL edge chunk, default fill value 0");
     CHECK(rel_edge_bound(0) > 10 * 1e-2 * edge_range); /* 0 widens it */
-    set_case("REL edge chunk, fill value inside the data's range");
+    tu_context("REL edge chunk, fill value inside the data's range");
     CHECK(rel_edge_bound(1) <= 1e-2 * edge_range);
 
     const shape s = {2, {REL_ROWS, REL_COLS}, {REL_CR, REL_CC}};
@@ -604,9 +543,8 @@ static void group_lossy_rel(void) {
     for (int k = 0; k < 4; k++) {
         const fz_dtype t = k & 1 ? FZ_F64 : FZ_F32;
         const fz_codec codec = codecs[k >> 1];
-        set_case("REL %s %s", fz_codec_name(codec),
-                 t == FZ_F64 ? "f64" : "f32");
-        void *data = malloc((size_t)REL_ROWS * REL_COLS * esize(t));
+        tu_context("REL %s %s", fz_codec_name(codec), tu_dtype_name(t));
+        void *data = malloc((size_t)REL_ROWS * REL_COLS * tu_dtype_size(t));
         CHECK(data);
         rel_field(t, data, REL_ROWS, REL_COLS, REL_CR, REL_CC);
         unsigned cd[FZ_H5Z_CD_USER];
@@ -646,9 +584,9 @@ static void group_options(void) {
     void *data = make_data(FZ_F64, n, 31, 0);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const opt_case *c = &cases[k];
-        set_case("options: %s mode %d flags %u options %d,%d",
-                 fz_codec_name(c->codec), (int)c->mode, c->flags, c->opt0,
-                 c->opt1);
+        tu_context("options: %s mode %d flags %u options %d,%d",
+                   fz_codec_name(c->codec), (int)c->mode, c->flags, c->opt0,
+                   c->opt1);
         unsigned cd[FZ_H5Z_CD_USER];
         size_t ncd = fz_h5z_cd_values(cd, c->codec, c->mode, c->bound, c->flags,
                                       c->opt0);
@@ -681,7 +619,7 @@ static void group_raw_chunk(void) {
     void *data = make_data(FZ_F64, (size_t)ROWS * COLS, 4, 0);
     for (int lossy = 0; lossy < 2; lossy++) {
         const fz_codec codec = lossy ? FZ_CODEC_LORENZO : FZ_CODEC_SLEEK;
-        set_case("raw chunks, %s", fz_codec_name(codec));
+        tu_context("raw chunks, %s", fz_codec_name(codec));
         unsigned cd[FZ_H5Z_CD_USER];
         size_t ncd =
             fz_h5z_cd_values(cd, codec, lossy ? FZ_MODE_ABS : FZ_MODE_LOSSLESS,
@@ -749,7 +687,7 @@ static void check_full_cd(hid_t d, const unsigned *want) {
 }
 
 static void group_cdvalues(void) {
-    set_case("cd_values helper");
+    tu_context("cd_values helper");
     unsigned cd[FZ_H5Z_CD_USER];
     CHECK(fz_h5z_cd_values(cd, FZ_CODEC_LORENZO, FZ_MODE_ABS, 1.0, 1, -5) == 8);
     CHECK(cd[0] == 1 && cd[1] == 4 && cd[2] == 1 && cd[5] == 1);
@@ -761,14 +699,14 @@ static void group_cdvalues(void) {
 
     hid_t f = file_create("cd.h5");
     const shape s2 = {2, {40, 70}, {16, 32}};
-    set_case("no cd_values: every default");
+    tu_context("no cd_values: every default");
     hid_t d = create_dset(f, "none", H5T_IEEE_F32LE, &s2, NULL, 0, H5P_DEFAULT);
     CHECK(d >= 0);
     const unsigned want0[] = {1, 1, 0, 0, 0, 0, 0, 0, 1, 2, 32, 16, 1, 1};
     check_full_cd(d, want0);
     CHECK(H5Dclose(d) >= 0);
 
-    set_case("three cd_values: gfc");
+    tu_context("three cd_values: gfc");
     const unsigned three[] = {1, FZ_CODEC_GFC, 0};
     const shape s1 = {1, {1000}, {250}};
     d = create_dset(f, "three", H5T_IEEE_F64LE, &s1, three, 3, H5P_DEFAULT);
@@ -777,7 +715,7 @@ static void group_cdvalues(void) {
     check_full_cd(d, want1);
     CHECK(H5Dclose(d) >= 0);
 
-    set_case("full cd_values, 5-D chunk merged");
+    tu_context("full cd_values, 5-D chunk merged");
     fz_h5z_cd_values(cd, FZ_CODEC_LORENZO, FZ_MODE_ABS, 0.1, 0, 300);
     cd[FZ_H5Z_CD_OPTION1] = 1;
     const shape s5 = {5, {4, 4, 6, 8, 10}, {2, 3, 4, 5, 6}};
@@ -787,7 +725,7 @@ static void group_cdvalues(void) {
                               1, 1, 4, 6,           5,           4, 6};
     check_full_cd(d, want5);
 
-    set_case("a copied dcpl (14 values) with a new chunk shape");
+    tu_context("a copied dcpl (14 values) with a new chunk shape");
     hid_t dcpl = H5Dget_create_plist(d);
     CHECK(dcpl >= 0 && H5Dclose(d) >= 0);
     const hsize_t chunk[5] = {1, 1, 2, 8, 10};
@@ -838,23 +776,23 @@ static void group_refuse(void) {
     const size_t ncd =
         fz_h5z_cd_values(cd, FZ_CODEC_SLEEK, FZ_MODE_LOSSLESS, 0, 0, 0);
 
-    set_case("refuse: integer dataset");
+    tu_context("refuse: integer dataset");
     expect_create_fails(f, H5T_STD_I32LE, &s, cd, ncd,
                         "not a floating-point type");
-    set_case("refuse: big-endian float32");
+    tu_context("refuse: big-endian float32");
     expect_create_fails(f, H5T_IEEE_F32BE, &s, cd, ncd, "not little-endian");
-    set_case("refuse: big-endian float64");
+    tu_context("refuse: big-endian float64");
     expect_create_fails(f, H5T_IEEE_F64BE, &s, cd, ncd, "not little-endian");
-    set_case("refuse: long double");
+    tu_context("refuse: long double");
     if (H5Tget_size(H5T_NATIVE_LDOUBLE) != 8)
         expect_create_fails(f, H5T_NATIVE_LDOUBLE, &s, cd, ncd,
                             "neither 4 nor 8 bytes");
-    set_case("refuse: a 4-byte float that is not IEEE binary32");
+    tu_context("refuse: a 4-byte float that is not IEEE binary32");
     hid_t odd = H5Tcopy(H5T_IEEE_F32LE);
     CHECK(odd >= 0 && H5Tset_ebias(odd, 100) >= 0);
     expect_create_fails(f, odd, &s, cd, ncd, "not an IEEE-754");
     CHECK(H5Tclose(odd) >= 0);
-    set_case("refuse: contiguous layout"); /* HDF5 refuses it first */
+    tu_context("refuse: contiguous layout"); /* HDF5 refuses it first */
     const shape contiguous = {1, {1000}, {0}};
     expect_create_fails(f, H5T_IEEE_F32LE, &contiguous, cd, ncd, NULL);
 
@@ -887,14 +825,14 @@ static void group_refuse(void) {
         {"gfc dimensionality 33", 2, 0, 0, 0, 33, 1, 8, invalid},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        set_case("refuse cd_values: %s", bad[k].what);
+        tu_context("refuse cd_values: %s", bad[k].what);
         unsigned v[16] = {0};
         fz_h5z_cd_values(v, (fz_codec)bad[k].codec, (fz_mode)bad[k].mode,
                          bad[k].bound, bad[k].flags, (int32_t)bad[k].opt0);
         v[FZ_H5Z_CD_VERSION] = bad[k].version;
         expect_create_fails(f, H5T_IEEE_F32LE, &s, v, bad[k].n, bad[k].needle);
     }
-    set_case("refuse: nothing was created");
+    tu_context("refuse: nothing was created");
     CHECK(H5Lexists(f, "refused", H5P_DEFAULT) == 0);
     CHECK(H5Fclose(f) >= 0);
 }
@@ -961,7 +899,7 @@ static void group_corrupt(void) {
     unsigned cd[FZ_H5Z_CD_USER];
     size_t ncd =
         fz_h5z_cd_values(cd, FZ_CODEC_SLEEK, FZ_MODE_LOSSLESS, 0, 0, 0);
-    set_case("corrupt: intact file");
+    tu_context("corrupt: intact file");
     float *back = roundtrip("corrupt.h5", FZ_F32, &s, cd, ncd, data);
     check_same(FZ_F32, data, back, n);
     free(back);
@@ -979,7 +917,7 @@ static void group_corrupt(void) {
     CHECK(fz_inspect(stream, size, &info) == FZ_OK);
     CHECK(info.payload_offset + 16 < size);
 
-    set_case("corrupt: one payload byte flipped");
+    tu_context("corrupt: one payload byte flipped");
     memcpy(bad, stream, size);
     bad[info.payload_offset + (size - info.payload_offset) / 2] ^= 0x10;
     CHECK(direct_status(bad, size) == FZ_ERR_DATA_CHECKSUM);
@@ -987,34 +925,33 @@ static void group_corrupt(void) {
     expect_read_fails("corrupt.h5", n, fz_status_string(FZ_ERR_DATA_CHECKSUM));
     check_chunk1("corrupt.h5", data);
 
-    set_case("corrupt: truncated stream");
+    tu_context("corrupt: truncated stream");
     const fz_status trunc = direct_status(stream, size - 100);
     CHECK(trunc != FZ_OK);
     write_chunk0("corrupt.h5", stream, size - 100);
     expect_read_fails("corrupt.h5", n, fz_status_string(trunc));
 
-    set_case("corrupt: only 10 bytes");
+    tu_context("corrupt: only 10 bytes");
     const fz_status tiny = direct_status(stream, 10);
     CHECK(tiny != FZ_OK);
     write_chunk0("corrupt.h5", stream, 10);
     expect_read_fails("corrupt.h5", n, fz_status_string(tiny));
 
-    set_case("corrupt: random bytes");
-    uint64_t r = 12345;
-    for (size_t i = 0; i < 700; i++)
-        bad[i] = (unsigned char)rng_next(&r);
+    tu_context("corrupt: random bytes");
+    tu_rng r = tu_rng_make(12345);
+    tu_fill_bytes(&r, bad, 700);
     const fz_status rnd = direct_status(bad, 700);
     CHECK(rnd != FZ_OK);
     write_chunk0("corrupt.h5", bad, 700);
     expect_read_fails("corrupt.h5", n, fz_status_string(rnd));
 
-    set_case("corrupt: a valid stream of another size");
+    tu_context("corrupt: a valid stream of another size");
     CHECK(fz_params_init(&p, FZ_F32, 2048) == FZ_OK);
     CHECK(fz_compress(&p, data, 2048 * sizeof *data, bad, cap, &size) == FZ_OK);
     write_chunk0("corrupt.h5", bad, size);
     expect_read_fails("corrupt.h5", n, "chunk stream holds 8192 bytes");
 
-    set_case("corrupt: a valid float64 stream of the same byte count");
+    tu_context("corrupt: a valid float64 stream of the same byte count");
     CHECK(fz_params_init(&p, FZ_F64, 2048) == FZ_OK);
     double d64[2048];
     for (size_t i = 0; i < 2048; i++)
@@ -1065,19 +1002,19 @@ static void group_exec(void) {
     const size_t n = 8192;
     float *data = make_data(FZ_F32, n, 8, 1);
 
-    set_case("FLOATZ_HDF5_EXEC=cpu");
+    tu_context("FLOATZ_HDF5_EXEC=cpu");
     CHECK(setenv("FLOATZ_HDF5_EXEC", "cpu", 1) == 0);
     CHECK(write_uncached("exec.h5", &s, data, "") >= 0);
     float *back = roundtrip("exec.h5", FZ_F32, &s, NULL, 0, data);
     check_same(FZ_F32, data, back, n);
     free(back);
 
-    set_case("FLOATZ_HDF5_EXEC=bogus");
+    tu_context("FLOATZ_HDF5_EXEC=bogus");
     CHECK(setenv("FLOATZ_HDF5_EXEC", "bogus", 1) == 0);
     CHECK(write_uncached("bogus.h5", &s, data, "FLOATZ_HDF5_EXEC=bogus") < 0);
     expect_read_fails("exec.h5", n, "FLOATZ_HDF5_EXEC=bogus");
 
-    set_case("FLOATZ_HDF5_EXEC=gpu");
+    tu_context("FLOATZ_HDF5_EXEC=gpu");
     CHECK(setenv("FLOATZ_HDF5_EXEC", "gpu", 1) == 0);
     const fz_status gs = gpu_status();
     printf("GPU in this process: %s\n", fz_status_string(gs));
@@ -1103,7 +1040,7 @@ static void group_exec(void) {
 
 /* HDF5 loads the plugin from HDF5_PLUGIN_PATH by itself. */
 static void group_load(void) {
-    set_case("dynamic loading");
+    tu_context("dynamic loading");
     CHECKF(getenv("HDF5_PLUGIN_PATH"), "HDF5_PLUGIN_PATH is not set");
     CHECK(H5Zfilter_avail(FZ_H5Z_FILTER_ID) > 0);
     unsigned cfg = 0;
@@ -1121,7 +1058,7 @@ static void group_load(void) {
 /* With plugin loading off, a program that has the library (here through
  * dlopen) registers the filter itself. */
 static void group_register(void) {
-    set_case("fz_h5z_register");
+    tu_context("fz_h5z_register");
     const char *dir = getenv("HDF5_PLUGIN_PATH");
     CHECKF(dir, "HDF5_PLUGIN_PATH is not set");
     CHECK(H5PLset_loading_state(0) >= 0);
@@ -1194,7 +1131,7 @@ static int compare_files(const char *a, const char *b) {
         hid_t db = H5Dopen2(fb, t->name, H5P_DEFAULT);
         CHECK(da >= 0 && db >= 0);
         void *va = read_all(da, t->dtype, n), *vb = read_all(db, t->dtype, n);
-        if (memcmp(va, vb, n * esize(t->dtype)) != 0) {
+        if (memcmp(va, vb, n * tu_dtype_size(t->dtype)) != 0) {
             fprintf(stderr, "%s differs\n", t->name);
             differ = 1;
         }
