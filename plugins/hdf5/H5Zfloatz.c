@@ -268,8 +268,7 @@ static size_t fz_h5z_encode(const fz_params *p, uint64_t chunk_bytes,
 /* Decompress the floatz stream in *buf; it must decode to exactly one
  * chunk of this dataset (HDF5 trusts the size we return). */
 static size_t fz_h5z_decode(const fz_params *p, uint64_t chunk_bytes,
-                            fz_exec exec, size_t nbytes, size_t *buf_size,
-                            void **buf) {
+                            size_t nbytes, size_t *buf_size, void **buf) {
     fz_info info;
     fz_status s = fz_inspect(*buf, nbytes, &info);
     if (s == FZ_OK &&
@@ -287,7 +286,7 @@ static size_t fz_h5z_decode(const fz_params *p, uint64_t chunk_bytes,
     if (s == FZ_OK && !(out = H5allocate_memory((size_t)chunk_bytes, 0)))
         s = FZ_ERR_OUT_OF_MEMORY;
     fz_decode_options opts = {0}; /* checksums verified */
-    opts.exec = exec;
+    opts.exec = p->exec;
     if (s == FZ_OK)
         s = fz_decompress(*buf, nbytes, out, (size_t)chunk_bytes, &opts, &size);
     if (s == FZ_OK && size != chunk_bytes)
@@ -308,16 +307,13 @@ static size_t fz_h5z_decode(const fz_params *p, uint64_t chunk_bytes,
 static size_t fz_h5z_filter(unsigned int flags, size_t cd_nelmts,
                             const unsigned int cd_values[], size_t nbytes,
                             size_t *buf_size, void **buf) {
-    fz_params p;
-    fz_exec exec;
+    fz_params p; /* threads 0: all cores */
     uint64_t chunk_bytes = 0;
-    if (!fz_h5z_params(cd_values, cd_nelmts, &p) || !fz_h5z_exec(&exec) ||
+    if (!fz_h5z_params(cd_values, cd_nelmts, &p) || !fz_h5z_exec(&p.exec) ||
         fz_params_count(&p, NULL, &chunk_bytes) != FZ_OK)
         return 0;
-    p.exec = exec;
-    p.threads = 0; /* all cores */
     if (flags & H5Z_FLAG_REVERSE)
-        return fz_h5z_decode(&p, chunk_bytes, exec, nbytes, buf_size, buf);
+        return fz_h5z_decode(&p, chunk_bytes, nbytes, buf_size, buf);
     return fz_h5z_encode(&p, chunk_bytes, nbytes, buf_size, buf);
 }
 

@@ -207,8 +207,8 @@ def compress(
     cap = ctypes.c_size_t()
     _check(_lib.lib.fz_compress_bound(ctypes.byref(p), ctypes.byref(cap)), "compress_bound")
     if out is None:
-        dst = bytearray(cap.value)
-        view = np.frombuffer(dst, dtype=np.uint8) if cap.value else np.empty(0, np.uint8)
+        dst = bytearray(cap.value)  # never empty: the header at least
+        view = np.frombuffer(dst, dtype=np.uint8)
     else:
         view = _writable_bytes(out)
     size = ctypes.c_size_t()

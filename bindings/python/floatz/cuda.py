@@ -189,13 +189,13 @@ def compress(data, codec="sleek", mode="lossless", bound=0.0, *, checksum=True, 
     cap = ctypes.c_size_t()
     floatz._check(_lib.lib.fz_compress_bound(ctypes.byref(p), ctypes.byref(cap)), "compress_bound")
     if out is None:
-        dst, dst_cap = DeviceBuffer(cap.value), cap.value
+        out_buf = DeviceBuffer(cap.value)
+        dst_ptr, dst_cap = out_buf.ptr, cap.value
     else:
-        dst, dshape, ddtype, readonly = _interface(out, "out")
+        dst_ptr, dshape, ddtype, readonly = _interface(out, "out")
         dst_cap = int(np.prod(dshape, dtype=np.int64)) * ddtype.itemsize
         if readonly:
             raise ValueError("out is read-only")
-    dst_ptr = dst.ptr if out is None else dst
     work = _Work(p)
     status = _lib.lib.fz_device_compress(
         ctypes.byref(p), src, dst_ptr, dst_cap, work.mem.ptr, work.scratch_bytes,
@@ -207,8 +207,8 @@ def compress(data, codec="sleek", mode="lossless", bound=0.0, *, checksum=True, 
     size = work.finish(stream, "device compress")
     if out is not None:
         return out, size
-    dst.shape = (size,)
-    return dst
+    out_buf.shape = (size,)
+    return out_buf
 
 
 def _header(src_ptr, nbytes):

@@ -50,7 +50,7 @@ class Floatz(Codec):
             # numcodecs hands over raw bytes in some paths: these must
             # already be floats, which only the caller knows.
             raise TypeError(f"floatz encodes float32/float64 arrays, not {a.dtype}")
-        if a.ndim > 4:
+        if a.ndim > 4:  # floatz takes 4; zarr restores the chunk's shape
             a = a.reshape((-1,) + a.shape[-3:])
         return floatz.compress(
             a,
