@@ -317,6 +317,17 @@ static fz_status call_decompress(const void *ctx, FILE *in, FILE *out,
                             user, size);
 }
 
+/* ", codec NAME" and, for lossy streams, the bounds, for the summary line
+ * (with -c auto the codec is the one chosen). */
+static void describe_stream(const fz_info *info, char *dst, size_t cap) {
+    const char *codec = fz_codec_name(info->params.codec);
+    int n = snprintf(dst, cap, ", codec %s", codec ? codec : "unknown");
+    if (n > 0 && (size_t)n < cap && info->params.mode != FZ_MODE_LOSSLESS)
+        snprintf(dst + n, cap - (size_t)n, ", %s bound %g, effective %g",
+                 mode_flag(info->params.mode), info->params.bound,
+                 info->bound_effective);
+}
+
 static int compress_streaming(const cli_options *o, fz_exec exec,
                               uint64_t in_size) {
     int rc = check_size(o, in_size, 0);
@@ -330,17 +341,15 @@ static int compress_streaming(const cli_options *o, fz_exec exec,
                       &seconds);
     if (rc != CLI_EXIT_OK || o->quiet)
         return rc;
-    char bounds[128] = "";
+    char bounds[160] = "";
     uint8_t head[FZ_HEADER_BYTES];
     size_t got = 0;
     uint64_t file_size = 0;
     fz_info info;
-    if (o->mode != FZ_MODE_LOSSLESS &&
-        cli_read_head(o->output, head, sizeof head, &got, &file_size) ==
+    if (cli_read_head(o->output, head, sizeof head, &got, &file_size) ==
             CLI_EXIT_OK &&
         fz_inspect(head, got, &info) == FZ_OK)
-        snprintf(bounds, sizeof bounds, ", %s bound %g, effective %g",
-                 mode_flag(o->mode), info.params.bound, info.bound_effective);
+        describe_stream(&info, bounds, sizeof bounds);
     fprintf(stderr,
             "floatz: %s -> %s: %llu -> %llu bytes (ratio %.3f, %s, %.3f s, "
             "streamed%s)\n",
@@ -379,13 +388,10 @@ int cli_compress(const cli_options *o) {
         rc = cli_write_file(o->output, o->force, packed.data, packed.size,
                             o->quiet);
         if (rc == CLI_EXIT_OK && !o->quiet) {
-            char bounds[128] = "";
+            char bounds[160] = "";
             fz_info info;
-            if (o->mode != FZ_MODE_LOSSLESS &&
-                fz_inspect(packed.data, packed.size, &info) == FZ_OK)
-                snprintf(bounds, sizeof bounds, ", %s bound %g, effective %g",
-                         mode_flag(o->mode), info.params.bound,
-                         info.bound_effective);
+            if (fz_inspect(packed.data, packed.size, &info) == FZ_OK)
+                describe_stream(&info, bounds, sizeof bounds);
             fprintf(stderr,
                     "floatz: %s -> %s: %zu -> %zu bytes (ratio %.3f, %s, "
                     "%.3f s%s)\n",
@@ -694,6 +700,7 @@ typedef struct verify_result {
     double compress_s, decompress_s, max_error;
     int identical, passed;
     double bound_effective; /* from the stream's header */
+    fz_codec codec;         /* the stream's (auto: the one chosen) */
     lossy_stats lossy;      /* lossy modes only */
 } verify_result;
 
@@ -717,7 +724,7 @@ static void print_lossy_verify(const cli_options *o, const verify_result *r) {
            o->mode == FZ_MODE_REL ? " (x the value range)" : " (absolute)");
     printf("bound effective:   %.17g%s\n", r->bound_effective,
            r->bound_effective > 0
-               ? (o->codec == FZ_CODEC_LORENZO
+               ? (r->codec == FZ_CODEC_LORENZO
                       ? " (enforced: the absolute bound, every value checked)"
                       : " (enforced: a power of two <= the absolute bound)")
                : " (stored lossless: every bit kept)");
@@ -747,6 +754,9 @@ static void print_verify(const cli_options *o, fz_exec exec,
     printf("original bytes:    %llu\n", (unsigned long long)r->original);
     printf("compressed bytes:  %llu\n", (unsigned long long)r->compressed);
     printf("ratio:             %.3f\n", ratio(r->original, r->compressed));
+    const char *codec = fz_codec_name(r->codec);
+    printf("codec:             %s%s\n", codec ? codec : "unknown",
+           o->codec == FZ_CODEC_AUTO ? " (chosen by auto)" : "");
     printf("backend:           %s\n", exec_name(exec));
     printf("compression:       %.3f GB/s (%.6f s)\n",
            gb_per_s(r->original, r->compress_s), r->compress_s);
@@ -807,6 +817,7 @@ static int round_trip(const cli_options *o, fz_exec exec, const fz_params *p,
         r->identical = restored.size == data->size &&
                        memcmp(restored.data, data->data, data->size) == 0;
         r->bound_effective = info.bound_effective;
+        r->codec = info.params.codec;
         if (o->mode == FZ_MODE_LOSSLESS) {
             r->max_error = max_abs_error(data, &restored, o->dtype);
             r->passed = r->identical;

@@ -46,7 +46,9 @@ static const char help_type_shape[] =
     "                        (file size / value size values).\n";
 
 static const char help_codec[] =
-    "  -c, --codec NAME      codec (default: sleek)\n"
+    "  -c, --codec NAME      codec (default: sleek; `floatz --version` lists\n"
+    "                        them); auto tries the codecs that suit the mode\n"
+    "                        on a sample of the data and keeps the smallest\n"
     "  -M, --mode ABS|REL    lossy: ABS keeps |decoded - original| <= BOUND,\n"
     "                        REL <= BOUND x (max - min) of the finite values\n"
     "  -e, --bound BOUND     error bound, a finite number >= 0 (-e alone:\n"

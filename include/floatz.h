@@ -80,18 +80,30 @@ FZ_API const char *fz_status_string(fz_status status);
 typedef enum fz_dtype { FZ_F32 = 1, FZ_F64 = 2 } fz_dtype;
 
 typedef enum fz_codec {
-    FZ_CODEC_SLEEK = 1,  /* SLEEK: exponent remap + per-subchunk bit packing */
-    FZ_CODEC_GFC = 2,    /* GFC: residuals against the previous subchunk,
-                            leading-zero-byte suppression; lossless only */
-    FZ_CODEC_FALCON = 3, /* Falcon: exact decimal scaling + adaptive
-                            bit-planes (lossless; codec_options[0] = values
-                            per chunk, 1..1025, 0 = 1025) */
-    FZ_CODEC_LORENZO = 4 /* cuSZ+-style dual quantization, 1-D/2-D/3-D
+    FZ_CODEC_SLEEK = 1,   /* SLEEK: exponent remap + per-subchunk bit packing */
+    FZ_CODEC_GFC = 2,     /* GFC: residuals against the previous subchunk,
+                             leading-zero-byte suppression; lossless only */
+    FZ_CODEC_FALCON = 3,  /* Falcon: exact decimal scaling + adaptive
+                             bit-planes (lossless; codec_options[0] = values
+                             per chunk, 1..1025, 0 = 1025) */
+    FZ_CODEC_LORENZO = 4, /* cuSZ+-style dual quantization, 1-D/2-D/3-D
                             Lorenzo prediction (from the shape), Huffman or
                             run-length codes; ABS/REL only (lossless:
                             FZ_ERR_UNSUPPORTED; a bound of 0 stores every
                             chunk verbatim, exactly) */
+    FZ_CODEC_AUTO = 255   /* not a stream codec: the host API tries the
+                             codecs above that suit the mode on a sample of
+                             the array and compresses with the best (see
+                             fz_auto_choose); the stream records the codec
+                             chosen. Device API: FZ_ERR_UNSUPPORTED */
 } fz_codec;
+
+/* Goals of FZ_CODEC_AUTO (its codec_options[0]). */
+#define FZ_AUTO_BALANCED                                                       \
+    0                      /* smallest output, but a codec that is slower      \
+                              on the GPU must be >= 2% smaller than a          \
+                              faster one to be chosen (default) */
+#define FZ_AUTO_SMALLEST 1 /* smallest output */
 
 typedef enum fz_mode {
     FZ_MODE_LOSSLESS = 0, /* every bit returned */
@@ -151,6 +163,8 @@ typedef struct fz_params {
  *         encoder fold runs of zero residuals into Huffman symbols where
  *         that is smaller (CLI --zero-runs; radius then at most 32752),
  *         0 = off.
+ *  - auto: [0] FZ_AUTO_BALANCED or FZ_AUTO_SMALLEST; the chosen codec
+ *         runs with its own defaults but lorenzo's [1], which auto may set.
  * fz_inspect() reports the values a stream was made with (never 0). */
 
 /* Fill *p with defaults for a 1-D array of n values: codec sleek, lossless,
@@ -193,6 +207,21 @@ FZ_API fz_status fz_decompress(const void *src, size_t src_size, void *dst,
                                size_t dst_capacity,
                                const fz_decode_options *opts,
                                size_t *decompressed_size);
+
+/* ------------------------------------------------------------ codec auto
+ * What FZ_CODEC_AUTO does, as a call of its own: *chosen gets *p with the
+ * codec and codec_options it would compress src with. Candidates, in order
+ * of GPU speed: lossless sleek, gfc, falcon; ABS/REL sleek, lorenzo,
+ * lorenzo with zero runs. Each compresses (CPU backend, p->threads) either
+ * the whole array, when it holds at most 2^20 values, or a sample of 32
+ * boxes of about 2^15 values spread along the array's diagonal and
+ * stacked along its slowest dimension (REL: at the bound times the
+ * sample's value range). The choice depends on the data only, never on
+ * threads or backend, so auto streams are reproducible; a candidate the
+ * parameters do not allow is skipped. Use it to pick a codec for device
+ * data from a host copy. */
+FZ_API fz_status fz_auto_choose(const fz_params *p, const void *src,
+                                size_t src_bytes, fz_params *chosen);
 
 /* --------------------------------------------------------- file streaming
  * Files of any size (larger than host or GPU memory) in bounded memory:
@@ -249,7 +278,8 @@ typedef struct fz_info {
  * chunk table is not read). Does not decode anything. */
 FZ_API fz_status fz_inspect(const void *src, size_t src_size, fz_info *info);
 
-FZ_API const char *fz_codec_name(fz_codec codec); /* "sleek", "gfc", NULL */
+FZ_API const char *fz_codec_name(fz_codec codec); /* "sleek", "gfc", "auto",
+                                                     NULL if unknown */
 FZ_API fz_status fz_codec_from_name(const char *name, fz_codec *codec);
 
 /* ------------------------------------------------------------ device API

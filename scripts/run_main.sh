@@ -33,14 +33,14 @@ done
 # 2. Real data, read in place (never copied into the repository).
 if [ -d "$data/timeseries" ]; then
     for csv in "$data"/timeseries/*.csv; do
-        echo "== $(basename "$csv") (text, parsed exactly to float64)"
-        "$fz" verify -d -i "$csv"
+        echo "== $(basename "$csv") (text, parsed exactly to float64; codec auto)"
+        "$fz" verify -d -c auto -i "$csv"
     done
 else
     echo "== $data/timeseries not found: real time series skipped"
 fi
 if [ -f "$data/scientific/testfloat_8_8_128.f32" ]; then
     echo "== testfloat_8_8_128.f32 (float32, 8x8x128)"
-    "$fz" verify -f -3 8 8 128 -i "$data/scientific/testfloat_8_8_128.f32"
+    "$fz" verify -f -3 8 8 128 -c auto -i "$data/scientific/testfloat_8_8_128.f32"
 fi
 echo "== main job done: every round trip verified"

@@ -152,6 +152,21 @@ done
 expect_rc 0 "verify f32 raw, 2-D, --cpu -j 2" verify -f -2 1000 100 --cpu -j 2 -i f32.raw
 check "verify f32 prints verified" grep -q 'verified' out.txt
 
+# ------------------------------------------------------------ codec auto
+# f32.txt is a sawtooth of quarters: decimal, so auto keeps falcon
+expect_rc 0 "compress -c auto" compress -f -c auto -i f32.raw -o auto.fz
+check "the summary names the codec chosen" grep -q 'codec falcon' err.txt
+expect_rc 0 "info of an auto stream" info auto.fz
+check "info shows the codec chosen" grep -q 'codec:.*falcon' out.txt
+expect_rc 0 "decompress the auto stream" decompress -i auto.fz -o auto.raw
+check "auto round trip is bitwise identical" cmp -s f32.raw auto.raw
+expect_rc 0 "verify -c auto -M REL" verify -d -c auto -M REL -e 1e-3 -i f64.raw
+check "auto verify says which codec auto chose" \
+    grep -Eq 'codec:.*(sleek|lorenzo) \(chosen by auto\)' out.txt
+check "auto REL verify: verified (within bound)" grep -q 'verified (within bound)' out.txt
+expect_rc 2 "--zero-runs with -c auto" compress -d -c auto --zero-runs -M ABS -e 1 -i f64.raw -o x.fz
+check "no output after a refused auto option" no_leftovers x.fz
+
 # ------------------------------------------------------------ checksums
 expect_rc 0 "compress --no-checksum" compress -d --no-checksum -i f64.raw -o nosum.fz
 expect_rc 0 "info of a stream without checksums" info nosum.fz

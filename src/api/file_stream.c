@@ -180,11 +180,48 @@ static fz_status compress_batches(fz_batch_plan *plan, FILE *in,
     return ferror(in) ? FZ_ERR_IO : FZ_OK;
 }
 
+/* Codec auto reads its sample from the file (value index -> offset). */
+typedef struct file_source {
+    FILE *in;
+    uint64_t base;
+    size_t esize;
+} file_source;
+
+static fz_status read_file_values(void *ctx, uint64_t first, uint64_t count,
+                                  void *dst) {
+    const file_source *f = (const file_source *)ctx;
+    return read_at(f->in, f->base + first * f->esize, dst,
+                   (size_t)(count * f->esize), FZ_ERR_SIZE_MISMATCH);
+}
+
+/* Choose the codec from the file (fz_auto_pick), then stream as usual from
+ * the same position: the choice equals fz_compress's on the same data. */
+static fz_status compress_fp_auto(const fz_params *p, FILE *src_file,
+                                  FILE *dst_file, fz_progress_fn progress,
+                                  void *user, uint64_t *compressed_size) {
+    const off_t in_base = ftello(src_file);
+    if (in_base < 0)
+        return FZ_ERR_IO; /* the sample needs a seekable input */
+    file_source f = {src_file, (uint64_t)in_base, p->dtype == FZ_F64 ? 8u : 4u};
+    fz_params chosen;
+    fz_status s =
+        fz_auto_pick(p, NULL, read_file_values, &f, &chosen, NULL, NULL);
+    if (s == FZ_OK)
+        s = seek_to(src_file, (uint64_t)in_base);
+    if (s == FZ_OK)
+        s = fz_compress_fp(&chosen, src_file, dst_file, progress, user,
+                           compressed_size);
+    return s;
+}
+
 fz_status fz_compress_fp(const fz_params *p, FILE *src_file, FILE *dst_file,
                          fz_progress_fn progress, void *user,
                          uint64_t *compressed_size) {
     if (!p || !src_file || !dst_file || !compressed_size || p->threads < 0)
         return FZ_ERR_INVALID_ARGUMENT;
+    if (p->codec == FZ_CODEC_AUTO)
+        return compress_fp_auto(p, src_file, dst_file, progress, user,
+                                compressed_size);
     fz_batch_plan plan;
     fz_status s =
         fz_plan_compress(p, file_batch_bytes(p->batch_kib, p->exec), &plan);
@@ -474,8 +511,8 @@ static fz_status run_decompress(const void *ctx, FILE *in, FILE *out,
 fz_status fz_compress_file(const fz_params *p, const char *src_path,
                            const char *dst_path, fz_progress_fn progress,
                            void *user, uint64_t *compressed_size) {
-    fz_header h;
-    fz_status s = fz_header_from_params(p, &h); /* before touching files */
+    /* checked before touching files */
+    fz_status s = fz_params_count(p, NULL, NULL);
     if (s != FZ_OK)
         return s;
     const compress_job j = {p, progress, user};

@@ -54,6 +54,8 @@ const char *fz_status_string(fz_status s) {
 }
 
 const char *fz_codec_name(fz_codec codec) {
+    if (codec == FZ_CODEC_AUTO)
+        return "auto";
     const fz_codec_cpu *c = fz_codec_cpu_find((uint32_t)codec);
     return c ? c->name : NULL;
 }
@@ -61,6 +63,10 @@ const char *fz_codec_name(fz_codec codec) {
 fz_status fz_codec_from_name(const char *name, fz_codec *codec) {
     if (!name || !codec)
         return FZ_ERR_INVALID_ARGUMENT;
+    if (strcmp(name, "auto") == 0) {
+        *codec = FZ_CODEC_AUTO;
+        return FZ_OK;
+    }
     for (uint32_t id = 1; id < 256; id++) {
         const fz_codec_cpu *c = fz_codec_cpu_find(id);
         if (c && strcmp(c->name, name) == 0) {
@@ -109,6 +115,13 @@ fz_status fz_params_set_shape(fz_params *p, uint32_t ndims,
 
 fz_status fz_params_count(const fz_params *p, uint64_t *values,
                           uint64_t *bytes) {
+    fz_params q;
+    if (p && p->codec == FZ_CODEC_AUTO) {
+        fz_status s = fz_auto_stand_in(p, &q);
+        if (s != FZ_OK)
+            return s;
+        p = &q;
+    }
     fz_header h;
     fz_status s = fz_header_from_params(p, &h);
     if (s != FZ_OK)
@@ -223,6 +236,8 @@ fz_status fz_inspect(const void *src, size_t src_size, fz_info *info) {
 fz_status fz_compress_bound(const fz_params *p, size_t *bound) {
     if (!bound)
         return FZ_ERR_INVALID_ARGUMENT;
+    if (p && p->codec == FZ_CODEC_AUTO)
+        return fz_auto_bound(p, bound);
     fz_header h;
     fz_status s = fz_header_from_params(p, &h);
     if (s != FZ_OK)
@@ -238,6 +253,9 @@ fz_status fz_compress(const fz_params *p, const void *src, size_t src_bytes,
                       void *dst, size_t dst_capacity, size_t *compressed_size) {
     if (!p || !dst || !compressed_size || p->threads < 0)
         return FZ_ERR_INVALID_ARGUMENT;
+    if (p->codec == FZ_CODEC_AUTO)
+        return fz_auto_compress(p, src, src_bytes, dst, dst_capacity,
+                                compressed_size);
     fz_header h;
     fz_status s = fz_header_from_params(p, &h);
     if (s != FZ_OK)

@@ -44,6 +44,33 @@ void fz_sample_range(uint32_t dtype, const void *src, uint64_t n, int threads,
 /* memcpy on several threads (pageable <-> pinned staging). */
 void fz_host_copy(void *dst, const void *src, size_t n, int threads);
 
+/* ------------------------------------------------------- codec auto
+ * (auto.c) */
+#define FZ_AUTO_MAX_CANDIDATES 3
+
+/* Reads count values from value index first of the array into dst. */
+typedef fz_status (*fz_auto_read_fn)(void *ctx, uint64_t first, uint64_t count,
+                                     void *dst);
+
+/* Checks auto params; *q gets a concrete stand-in (sleek, same shape and
+ * mode) for size computations. */
+fz_status fz_auto_stand_in(const fz_params *p, fz_params *q);
+/* The candidates auto tries for p, fastest first (count returned). */
+uint32_t fz_auto_candidates(const fz_params *p,
+                            fz_params out[FZ_AUTO_MAX_CANDIDATES]);
+/* fz_compress_bound of auto: the largest of the candidates'. */
+fz_status fz_auto_bound(const fz_params *p, size_t *bound);
+/* The choice: whole (may be NULL) is the array in memory, read() reads it
+ * anywhere. When stream is not NULL and the whole array was tried, *stream
+ * (free() it) gets the chosen stream itself, else NULL. */
+fz_status fz_auto_pick(const fz_params *p, const void *whole,
+                       fz_auto_read_fn read, void *ctx, fz_params *chosen,
+                       uint8_t **stream, size_t *stream_size);
+/* fz_compress with codec auto. */
+fz_status fz_auto_compress(const fz_params *p, const void *src,
+                           size_t src_bytes, void *dst, size_t dst_capacity,
+                           size_t *compressed_size);
+
 /* ------------------------------------------------------------ batches
  * A batch is a run of whole chunks that is compressed as a stand-alone
  * sub-stream by any backend; its table entries and payload are the final

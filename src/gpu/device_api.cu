@@ -171,6 +171,16 @@ extern "C" {
 
 int fz_gpu_supports(const fz_params *p) {
     fz_header h;
+    if (p && p->codec == FZ_CODEC_AUTO) { /* the host API: every candidate */
+        fz_params q, cand[FZ_AUTO_MAX_CANDIDATES];
+        if (fz_auto_stand_in(p, &q) != FZ_OK)
+            return 0;
+        const uint32_t n = fz_auto_candidates(p, cand);
+        for (uint32_t i = 0; i < n; i++)
+            if (!fz_gpu_supports(&cand[i]))
+                return 0;
+        return n > 0;
+    }
     return p && fz_header_from_params(p, &h) == FZ_OK && fz_gpu_implements(&h);
 }
 
@@ -187,6 +197,8 @@ fz_status fz_device_scratch_size(const fz_params *p, size_t *bytes) {
     fz_header h;
     if (!bytes)
         return FZ_ERR_INVALID_ARGUMENT;
+    if (p && p->codec == FZ_CODEC_AUTO) /* no host round trip here */
+        return FZ_ERR_UNSUPPORTED;
     fz_status s = fz_header_from_params(p, &h);
     if (s != FZ_OK)
         return s;
@@ -199,6 +211,8 @@ fz_status fz_device_compress(const fz_params *p, const void *d_src, void *d_dst,
                              size_t scratch_bytes, fz_device_result *d_result,
                              fz_device_result *h_result,
                              fz_cuda_stream stream) {
+    if (p && p->codec == FZ_CODEC_AUTO) /* fz_auto_choose on a host copy */
+        return FZ_ERR_UNSUPPORTED;
     fz_gpu_args a;
     fz_status s = prepare(p, d_scratch, scratch_bytes, d_result, &a);
     if (s != FZ_OK)

@@ -521,6 +521,80 @@ static void group_rel(void) {
     free(v);
 }
 
+/* Codec auto on the GPU: the choice is made on the CPU from the data, so
+ * the pipeline and the file API give the CPU's auto stream, whole arrays
+ * (the trial stream itself) and sampled ones alike. */
+static void auto_case(const char *what, const fz_params *p, const void *data,
+                      fz_codec want_codec) {
+    tu_context("auto %s", what);
+    CHECK(fz_gpu_supports(p));
+    uint64_t n = 0, bytes = 0;
+    CHECK_OK(fz_params_count(p, &n, &bytes));
+    size_t ref_size = 0, got = 0;
+    uint8_t *ref = tu_compress(p, data, &ref_size);
+    fz_info info;
+    CHECK_OK(fz_inspect(ref, ref_size, &info));
+    CHECK(info.params.codec == want_codec);
+    void *want = tu_xmalloc((size_t)bytes);
+    CHECK_OK(fz_decompress(ref, ref_size, want, (size_t)bytes, NULL, &got));
+    for (int pinned = 0; pinned < 2; pinned++)
+        check_pipeline(p, data, (size_t)bytes, ref, ref_size, want, 2, pinned,
+                       pinned);
+
+    const char *in = "test_gpu_auto_in.raw", *z = "test_gpu_auto.fz";
+    FILE *f = fopen(in, "wb");
+    CHECK(f && fwrite(data, 1, (size_t)bytes, f) == bytes && fclose(f) == 0);
+    fz_params q = *p;
+    q.exec = FZ_EXEC_GPU;
+    uint64_t zsize = 0;
+    CHECK_OK(fz_compress_file(&q, in, z, NULL, NULL, &zsize));
+    CHECK_EQ_U64(zsize, ref_size);
+    uint8_t *back = (uint8_t *)tu_xmalloc(ref_size);
+    f = fopen(z, "rb");
+    CHECK(f && fread(back, 1, ref_size, f) == ref_size && fclose(f) == 0);
+    CHECK(memcmp(back, ref, ref_size) == 0);
+    remove(in);
+    remove(z);
+    free(back);
+    free(ref);
+    free(want);
+    cases_run++;
+}
+
+static void group_auto(void) {
+    const uint64_t n = 3 * 1000 * 1000 + 7; /* sampled */
+    double *dec = (double *)tu_xmalloc((size_t)n * 8);
+    int64_t cents = 250000;
+    tu_rng r = tu_rng_make(41);
+    for (uint64_t i = 0; i < n; i++) {
+        cents += (int64_t)tu_below(&r, 41) - 20;
+        dec[i] = (double)cents / 100.0;
+    }
+    fz_params p = tu_params(FZ_F64, n, 0);
+    p.codec = FZ_CODEC_AUTO;
+    auto_case("decimal f64, sampled", &p, dec, FZ_CODEC_FALCON);
+    fz_params_set_shape(&p, 1, &(uint64_t){5000}); /* whole */
+    auto_case("decimal f64, whole", &p, dec, FZ_CODEC_FALCON);
+    free(dec);
+
+    const uint64_t d[3] = {256, 96, 80};
+    const size_t m = (size_t)(d[0] * d[1] * d[2]);
+    float *field = (float *)tu_xmalloc(m * 4);
+    for (size_t i = 0; i < m; i++) {
+        const double x = (double)(i % d[0]), y = (double)(i / d[0] % d[1]),
+                     z = (double)(i / (d[0] * d[1]));
+        field[i] = (float)(100.0 + sin(x / 19.0) * cos(y / 23.0) +
+                           0.5 * sin(z / 29.0 + x / 41.0));
+    }
+    p = tu_params(FZ_F32, 1, 0);
+    fz_params_set_shape(&p, 3, d);
+    p.codec = FZ_CODEC_AUTO;
+    p.mode = FZ_MODE_REL;
+    p.bound = 1e-3;
+    auto_case("smooth f32 3-D REL 1e-3, sampled", &p, field, FZ_CODEC_LORENZO);
+    free(field);
+}
+
 typedef struct named_group {
     const char *name;
     void (*run)(void);
@@ -535,6 +609,7 @@ static const named_group groups[] = {
     {"cache", group_cache},
     {"rel", group_rel},
     {"rel_guess", group_rel_guess},
+    {"auto", group_auto},
 };
 
 int main(int argc, char **argv) {

@@ -31,8 +31,14 @@ __all__ = [
     "inspect",
     "gpu_count",
     "codecs",
+    "AUTO_BALANCED",
+    "AUTO_SMALLEST",
     "__version__",
 ]
+
+# Goals of codec "auto" (its options[0]; include/floatz.h FZ_AUTO_*).
+AUTO_BALANCED = 0  # smallest, but a slower codec must be >= 2% smaller
+AUTO_SMALLEST = 1  # smallest
 
 __version__ = _lib.lib.fz_version_string().decode()
 
@@ -82,7 +88,7 @@ class StreamInfo:
 def codecs():
     """Names of the codecs this library has."""
     names = []
-    for cid in range(1, 64):
+    for cid in range(1, 256):
         name = _lib.lib.fz_codec_name(cid)
         if name:
             names.append(name.decode())
@@ -184,7 +190,10 @@ def compress(
     """Compress a float32/float64 array (1 to 4 dimensions).
 
     codec: "sleek" (lossless, abs, rel), "gfc" and "falcon" (lossless),
-        "lorenzo" (abs, rel); `codecs()` lists them.
+        "lorenzo" (abs, rel); `codecs()` lists them. "auto" tries those
+        that suit the mode on a sample of the data and keeps the smallest
+        (options: (AUTO_BALANCED,) the default, or (AUTO_SMALLEST,));
+        `inspect` then names the codec chosen.
     mode: "lossless", "abs" (|decoded - original| <= bound) or "rel"
         (<= bound * (max - min) of the finite values).
     backend: "cpu" (OpenMP), "gpu" (the host pipeline through a GPU), or

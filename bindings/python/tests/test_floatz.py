@@ -113,6 +113,27 @@ class RoundTrip(unittest.TestCase):
         self.assertEqual(floatz.inspect(floatz.compress(a, "falcon", options=(100,))).codec_options[0], 100)
 
 
+class AutoCodec(unittest.TestCase):
+    def test_auto_picks_and_round_trips(self):
+        rng = np.random.default_rng(3)
+        prices = np.cumsum(rng.integers(-20, 21, 300000)).astype(np.float64) / 100.0 + 1234.0
+        self.assertIn("auto", floatz.codecs())
+        for a in (prices, prices[:5000].reshape(50, 100)):
+            with self.subTest(shape=a.shape):
+                blob = floatz.compress(a, "auto")
+                self.assertEqual(floatz.inspect(blob).codec, "falcon")  # decimal data
+                self.assertLessEqual(len(blob), floatz.compress_bound(a.shape, a.dtype, "auto"))
+                self.assertTrue(same_bits(floatz.decompress(blob), a))
+                self.assertEqual(bytes(blob), bytes(floatz.compress(a, "falcon")))
+        a = field((21, 22, 23), np.float32, seed=5)
+        blob = floatz.compress(a, "auto", "rel", 1e-3, options=(floatz.AUTO_SMALLEST,))
+        self.assertIn(floatz.inspect(blob).codec, ("sleek", "lorenzo"))
+        fin = a[np.isfinite(a)].astype(np.float64)
+        self.assertLessEqual(worst_error(a, floatz.decompress(blob)), 1e-3 * (fin.max() - fin.min()))
+        with self.assertRaises(floatz.FloatzError):
+            floatz.compress(a, "auto", options=(7,))
+
+
 class Layouts(unittest.TestCase):
     def test_views_orders_and_byte_order(self):
         base = field((64, 48), np.float64)
