@@ -106,15 +106,8 @@ static uint8_t *check_auto(const fz_params *p, const void *src, size_t *size) {
 
 /* --------------------------------------------------------------- data */
 
-/* A price-like series: a random walk in cents, stored as the nearest
- * double (float) to the decimal, so Falcon's scaling is exact. */
 static void fill_decimal(fz_dtype dtype, void *dst, size_t n, uint64_t seed) {
-    tu_rng r = tu_rng_make(seed);
-    int64_t cents = 123456;
-    for (size_t i = 0; i < n; i++) {
-        cents += (int64_t)tu_below(&r, 41) - 20;
-        tu_set_value(dtype, dst, i, (double)cents / 100.0);
-    }
+    tu_fill_decimal(dtype, dst, n, 123456, seed);
 }
 
 /* A smooth 3-D field (x fastest), Lorenzo's favourite. */

@@ -250,6 +250,15 @@ static void fill_patchwork(fz_dtype dtype, void *dst, size_t n, uint64_t seed) {
     }
 }
 
+void tu_fill_decimal(fz_dtype dtype, void *dst, size_t n, int64_t cents,
+                     uint64_t seed) {
+    tu_rng r = tu_rng_make(seed);
+    for (size_t i = 0; i < n; i++) {
+        cents += (int64_t)tu_below(&r, 41) - 20;
+        tu_set_value(dtype, dst, i, (double)cents / 100.0);
+    }
+}
+
 void tu_fill(tu_gen g, fz_dtype dtype, void *dst, size_t n, uint64_t seed) {
     tu_rng r = tu_rng_make(seed);
     switch (g) {

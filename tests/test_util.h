@@ -85,6 +85,12 @@ int tu_gen_compressible(tu_gen g);
 /* Fill n values of dtype at dst (no alignment needed). */
 void tu_fill(tu_gen g, fz_dtype dtype, void *dst, size_t n, uint64_t seed);
 
+/* A price-like series: a random walk in cents (steps -20..20) from
+ * `cents`, each value the nearest dtype value to the decimal, so Falcon's
+ * decimal scaling applies exactly. */
+void tu_fill_decimal(fz_dtype dtype, void *dst, size_t n, int64_t cents,
+                     uint64_t seed);
+
 /* Bit patterns of special values (both signs, quiet and signalling NaNs
  * with several payloads, zeros, infinities, subnormals, min/max normals). */
 size_t tu_special32(const uint32_t **values);

@@ -1158,12 +1158,7 @@ static void group_auto(void) {
     const size_t n = shape_count(&s);
     double *dec = (double *)malloc(n * sizeof *dec);
     CHECK(dec != NULL);
-    int64_t cents = 100000;
-    tu_rng r = tu_rng_make(17);
-    for (size_t i = 0; i < n; i++) { /* prices: decimal, falcon's case */
-        cents += (int64_t)tu_below(&r, 41) - 20;
-        dec[i] = (double)cents / 100.0;
-    }
+    tu_fill_decimal(FZ_F64, dec, n, 100000, 17); /* falcon's case */
     unsigned cd[FZ_H5Z_CD_USER];
     tu_context("auto lossless");
     size_t ncd =

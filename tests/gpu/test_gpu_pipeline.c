@@ -564,12 +564,7 @@ static void auto_case(const char *what, const fz_params *p, const void *data,
 static void group_auto(void) {
     const uint64_t n = 3 * 1000 * 1000 + 7; /* sampled */
     double *dec = (double *)tu_xmalloc((size_t)n * 8);
-    int64_t cents = 250000;
-    tu_rng r = tu_rng_make(41);
-    for (uint64_t i = 0; i < n; i++) {
-        cents += (int64_t)tu_below(&r, 41) - 20;
-        dec[i] = (double)cents / 100.0;
-    }
+    tu_fill_decimal(FZ_F64, dec, (size_t)n, 250000, 41);
     fz_params p = tu_params(FZ_F64, n, 0);
     p.codec = FZ_CODEC_AUTO;
     auto_case("decimal f64, sampled", &p, dec, FZ_CODEC_FALCON);
