@@ -522,9 +522,46 @@ static uint64_t random_decimal_bits(tu_rng *r, int is64, int alpha,
     return kind == 3 ? b + 1u : b;
 }
 
+static unsigned walks_exact, walks_capped;
+
+/* The GPU's walk down (falcon_dec_zeros) at every A where the whole chunk
+ * fits, against the scale `want` from the definition: the least count z
+ * of trailing decimal zeros gives max(A - z, 0) below the cap, at most
+ * A - cap at it. */
+static void check_walk_down(const uint64_t *bits, uint32_t n, int is64,
+                            uint32_t want) {
+    const int amax = is64 ? FALCON_AMAX64 : FALCON_AMAX32;
+    for (int A = 0; A <= amax; A++) {
+        const double p = falcon_pow10(A);
+        uint32_t z = FALCON_DOWN_MAX;
+        int all = 1;
+        for (uint32_t i = 0; i < n && all; i++) {
+            uint64_t r = 0;
+            uint32_t r32 = 0;
+            all = is64 ? falcon_fits64(bits[i], p, &r)
+                       : falcon_fits32((uint32_t)bits[i], p, &r32);
+            r = is64 ? r : r32;
+            const uint32_t zi = falcon_dec_zeros(r);
+            z = zi < z ? zi : z;
+        }
+        if (!all)
+            continue;
+        tu_context("walk down f%d n %u A %d z %u", is64 ? 64 : 32, n, A, z);
+        CHECK(want != FALCON_CASE2);
+        if (z < FALCON_DOWN_MAX) {
+            CHECK_EQ_U64(want, A > (int)z ? (uint32_t)A - z : 0u);
+            walks_exact += z > 0;
+        } else {
+            CHECK(A <= (int)z ? want == 0 : (int)want <= A - (int)z);
+            walks_capped++;
+        }
+    }
+}
+
 /* The resumed-search scan (falcon_choose*, and merged as on the GPU)
  * against the definition, on chunks whose values mix decimal places and
- * digit counts around the Case 1 limit, in random orders. */
+ * digit counts around the Case 1 limit, in random orders; the walk down
+ * on a part of them. */
 static void test_scan(void) {
     const int count = tu_under_sanitizer() ? 4000 : 40000;
     tu_rng r = tu_rng_make(7);
@@ -557,6 +594,8 @@ static void test_scan(void) {
                    is64 ? 64 : 32, n, lo, hi, dlo);
         CHECK_EQ_U64(got, want);
         CHECK_EQ_U64(merged_choose(bits, n, is64), want);
+        if (c % 8 == 0)
+            check_walk_down(bits, n, is64, want);
         if (want == FALCON_CASE2)
             case2++;
         else
@@ -564,6 +603,36 @@ static void test_scan(void) {
     }
     printf("  scan: %u Case 1 and %u Case 2 chunks agree\n", case1, case2);
     CHECK(case1 > (unsigned)count / 8 && case2 > (unsigned)count / 8);
+    cases_run++;
+}
+
+/* The walk down on chunks of few digits, which fit far above their scale
+ * (every A from the scale to AMAX), besides the scan's chunks. */
+static void test_walk_down(void) {
+    const int count = tu_under_sanitizer() ? 4000 : 20000;
+    tu_rng r = tu_rng_make(11);
+    uint64_t bits[200];
+    walks_exact = walks_capped = 0;
+    for (int c = 0; c < count; c++) {
+        const int is64 = c & 1;
+        const int amaxd = is64 ? FALCON_AMAX64 : FALCON_AMAX32;
+        const int lo = (int)tu_below(&r, (uint64_t)amaxd + 1);
+        const int spread = (int)tu_below(&r, 4);
+        const int hi = lo + spread > amaxd ? amaxd : lo + spread;
+        const int digits = 1 + (int)tu_below(&r, is64 ? 8 : 3);
+        const uint32_t n = 1 + (uint32_t)tu_below(&r, 200);
+        for (uint32_t i = 0; i < n; i++) {
+            const int alpha = lo + (int)tu_below(&r, (uint64_t)(hi - lo + 1));
+            bits[i] = random_decimal_bits(&r, is64, alpha, digits);
+        }
+        tu_context("walk down chunk %d (f%d, n %u, alpha %d..%d, digits %d)", c,
+                   is64 ? 64 : 32, n, lo, hi, digits);
+        check_walk_down(bits, n, is64, ref_choose(bits, n, is64));
+    }
+    printf("  walk down: %u exact jumps, %u capped\n", walks_exact,
+           walks_capped);
+    CHECK(walks_exact > (unsigned)count / 4 &&
+          walks_capped > (unsigned)count / 4);
     cases_run++;
 }
 
@@ -1086,6 +1155,7 @@ static const struct {
     {"fits32_gpu", test_fits32_gpu},
     {"readback64", test_readback64},
     {"scan", test_scan},
+    {"walk_down", test_walk_down},
     {"roundtrip", test_roundtrip_generators},
     {"chunk_sizes", test_roundtrip_chunk_sizes},
     {"specials", test_roundtrip_specials},

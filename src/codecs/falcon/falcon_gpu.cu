@@ -503,7 +503,8 @@ __device__ uint32_t full_scale(const T *stage, uint32_t n) {
  * A = 0 or some value's integer there is not a multiple of 10, so the
  * scale is A; kTooSmall: some value does not fit at A (the warp stops at
  * the first such row); kNoWitness: every value fits, every integer is a
- * multiple of 10 (then every alpha_i < A). */
+ * multiple of 10 (then every alpha_i < A), and try_scale's *down holds,
+ * for f64, the least falcon_dec_zeros of the integers (the walk down). */
 enum GuessResult { kHolds, kTooSmall, kNoWitness };
 
 /* The f32 encoder's work on the staged chunk while its scale is sought
@@ -537,14 +538,25 @@ __device__ void restore_rows(T *stage, uint32_t n, uint32_t rows, int a,
         *at = FW<T>::inv(*at, (uint32_t)a, p, y);
 }
 
+/* The warp's least falcon_dec_zeros (every lane's integer a multiple of
+ * 10), as a max: the host pass of this nvcc declares __reduce_max_sync
+ * but not __reduce_min_sync. */
+__device__ uint32_t least_zeros(uint64_t mag) {
+    return FALCON_DOWN_MAX -
+           __reduce_max_sync(FZ_FULL_MASK,
+                             FALCON_DOWN_MAX - falcon_dec_zeros(mag));
+}
+
 template <typename T>
-__device__ GuessResult try_scale(T *stage, uint32_t n, int guess,
-                                 ScaleWork *w) {
+__device__ GuessResult try_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
+                                 uint32_t *down) {
     typedef FW<T> F;
     const uint32_t lane = threadIdx.x & 31;
     const double p = falcon_pow10(guess);
     const float y = F::recip(p);
-    bool witness = guess == 0; /* warp-uniform: looked for until found */
+    /* the least count of trailing decimal zeros so far (warp-uniform; 0:
+     * a witness, looked for until found); f32 tells 0 from not 0 only */
+    uint32_t least = guess == 0 ? 0u : FALCON_DOWN_MAX;
     uint32_t row = 0;
     T *at = stage + lane; /* stage_slot(i) */
 #pragma unroll 1
@@ -566,10 +578,18 @@ __device__ GuessResult try_scale(T *stage, uint32_t n, int guess,
         }
         if (F::FUSED_GUESS && i < n) /* falcon_fwd's integer */
             *at = v >> (F::BITS - 1) ? (T)(0 - (T)mag) : (T)mag;
-        if (!witness)
-            witness = __any_sync(FZ_FULL_MASK, F::mag_not10(mag));
+        if (least == 0)
+            continue;
+        if (F::FUSED_GUESS) {
+            if (__any_sync(FZ_FULL_MASK, F::mag_not10(mag)))
+                least = 0;
+        } else { /* f64: the walk down's count, the witness test with it */
+            const uint32_t z = least_zeros(mag);
+            least = z < least ? z : least;
+        }
     }
-    return witness ? kHolds : kNoWitness; /* f32: the integers stay */
+    *down = least;
+    return least == 0 ? kHolds : kNoWitness; /* f32: the integers stay */
 }
 
 /* After kNoWitness at A with the integers r_i at A in the stage (f32),
@@ -596,11 +616,13 @@ template <typename T> __device__ bool integers_down(T *stage, uint32_t n) {
 constexpr int kGuessTries = 4;
 
 /* The chunk's scale byte: try_scale at the guess (the warp's last Case 1
- * scale), then one place up while a value does not fit or one down while
- * none is a witness (never both ways), at most kGuessTries times; else the
- * full scan. Whatever the walk does, a kHolds answer is the scan's. f32
- * walks down by dividing the integers (integers_down), which always ends
- * at the scale.
+ * scale), then one place up while a value does not fit, at most
+ * kGuessTries times; else the full scan. Whatever the walk does, a kHolds
+ * answer is the scan's. When no value is a witness the scale is below the
+ * try: f32 walks down by dividing the integers (integers_down), f64 reads
+ * it off the integers' trailing decimal zeros (the walk down at
+ * falcon_dec_zeros), both without another try unless f64's count reached
+ * its cap.
  * *ints: the stage holds the integers (a try held), else the values. */
 template <typename T>
 __device__ uint32_t chunk_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
@@ -609,7 +631,8 @@ __device__ uint32_t chunk_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
     *ints = false;
 #pragma unroll 1
     for (int t = 0; t < kGuessTries && a >= 0 && a <= (int)FW<T>::AMAX; t++) {
-        const GuessResult r = try_scale<T>(stage, n, a, w);
+        uint32_t down = FALCON_DOWN_MAX;
+        const GuessResult r = try_scale<T>(stage, n, a, w, &down);
         if (r == kHolds) {
             *ints = FW<T>::FUSED_GUESS;
             return (uint32_t)a;
@@ -622,11 +645,17 @@ __device__ uint32_t chunk_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
             *ints = true;
             return (uint32_t)a;
         }
-        const int step = r == kTooSmall ? 1 : -1;
-        if (dir != 0 && step != dir)
-            break;
-        dir = step;
-        a += step;
+        if (r == kNoWitness) { /* f64: the walk down in one step */
+            if (down < FALCON_DOWN_MAX || a <= (int)down)
+                return a > (int)down ? (uint32_t)(a - (int)down) : 0u;
+            a -= (int)down; /* at most a - FALCON_DOWN_MAX: try there */
+            dir = -1;
+            continue;
+        }
+        if (dir < 0)
+            break; /* never both ways */
+        dir = 1;
+        a++;
     }
     return full_scale<T>(stage, n);
 }

@@ -487,6 +487,30 @@ static FZ_HD void falcon_scan_add32(falcon_scan *s, uint32_t bits) {
     falcon_scan_take(s, a, mag, FALCON_LIMIT32);
 }
 
+/* The walk down (the GPU's guess too high). If every value fits at A and
+ * z is the least number of trailing decimal zeros of the integers r_i at
+ * A (r_i = 0 counting as any number), the scale is max(A - z, 0), found in
+ * one try instead of one per place. Proof. As in the shortcut, alpha_i <=
+ * A and r_i = w_i 10^(A - alpha_i). For alpha_i > 0, w_i is not a multiple
+ * of 10: else w_i / 10 at alpha_i - 1 would be a decimal of v_i below
+ * 10^D, which Theorem 4 accepts there, against alpha_i being the least.
+ * So r_i != 0 has exactly A - alpha_i trailing zeros when alpha_i > 0 and
+ * at least A when alpha_i = 0. Hence z = A - alpha* when alpha* > 0 and z
+ * >= A when alpha* = 0. Case 1 holds at alpha* as in the shortcut (every
+ * W_i = r_i / 10^(A - alpha*) < 10^D). falcon_dec_zeros counts up to
+ * FALCON_DOWN_MAX: at the cap the scale is only known to be at most
+ * A - FALCON_DOWN_MAX. (tests/test_falcon.c checks the rule against the
+ * scan for every A on its chunks.) */
+#define FALCON_DOWN_MAX 4u
+
+/* min(trailing decimal zeros of r, FALCON_DOWN_MAX); the cap for r = 0.
+ * One 64-bit remainder, as the plain multiple-of-10 test takes. */
+static FZ_HD uint32_t falcon_dec_zeros(uint64_t r) {
+    const uint32_t low = (uint32_t)(r % 10000u);
+    return (uint32_t)(low % 10u == 0) + (uint32_t)(low % 100u == 0) +
+           (uint32_t)(low % 1000u == 0) + (uint32_t)(low == 0);
+}
+
 /* The chunk's scale byte: alpha* (Case 1) or FALCON_CASE2. */
 static FZ_HD uint32_t falcon_scale_of(const falcon_scan *s) {
     return s->case2 ? FALCON_CASE2 : (uint32_t)s->amax;
