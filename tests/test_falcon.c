@@ -522,14 +522,16 @@ static uint64_t random_decimal_bits(tu_rng *r, int is64, int alpha,
     return kind == 3 ? b + 1u : b;
 }
 
-static unsigned walks_exact, walks_capped;
+/* How often check_walk_down saw each answer. */
+typedef struct walk_counts {
+    unsigned exact, capped;
+} walk_counts;
 
-/* The GPU's walk down (falcon_dec_zeros) at every A where the whole chunk
- * fits, against the scale `want` from the definition: the least count z
- * of trailing decimal zeros gives max(A - z, 0) below the cap, at most
- * A - cap at it. */
+/* The GPU's walk down (falcon_walk_down of the least falcon_dec_zeros) at
+ * every A where the whole chunk fits, against the scale `want` from the
+ * definition: the scale itself, or a bound at the cap. */
 static void check_walk_down(const uint64_t *bits, uint32_t n, int is64,
-                            uint32_t want) {
+                            uint32_t want, walk_counts *counts) {
     const int amax = is64 ? FALCON_AMAX64 : FALCON_AMAX32;
     for (int A = 0; A <= amax; A++) {
         const double p = falcon_pow10(A);
@@ -548,12 +550,13 @@ static void check_walk_down(const uint64_t *bits, uint32_t n, int is64,
             continue;
         tu_context("walk down f%d n %u A %d z %u", is64 ? 64 : 32, n, A, z);
         CHECK(want != FALCON_CASE2);
-        if (z < FALCON_DOWN_MAX) {
-            CHECK_EQ_U64(want, A > (int)z ? (uint32_t)A - z : 0u);
-            walks_exact += z > 0;
+        const int scale = falcon_walk_down(A, z);
+        if (scale >= 0) {
+            CHECK_EQ_U64(want, (uint32_t)scale);
+            counts->exact += z > 0;
         } else {
-            CHECK(A <= (int)z ? want == 0 : (int)want <= A - (int)z);
-            walks_capped++;
+            CHECK((int)want <= A - (int)FALCON_DOWN_MAX);
+            counts->capped++;
         }
     }
 }
@@ -569,6 +572,7 @@ static void test_scan(void) {
     uint64_t b64[300];
     uint32_t b32[300];
     unsigned case1 = 0, case2 = 0;
+    walk_counts walks = {0, 0};
     for (int c = 0; c < count; c++) {
         const int is64 = c & 1;
         const int amaxd = is64 ? FALCON_AMAX64 : FALCON_AMAX32;
@@ -595,7 +599,7 @@ static void test_scan(void) {
         CHECK_EQ_U64(got, want);
         CHECK_EQ_U64(merged_choose(bits, n, is64), want);
         if (c % 8 == 0)
-            check_walk_down(bits, n, is64, want);
+            check_walk_down(bits, n, is64, want, &walks);
         if (want == FALCON_CASE2)
             case2++;
         else
@@ -612,7 +616,7 @@ static void test_walk_down(void) {
     const int count = tu_under_sanitizer() ? 4000 : 20000;
     tu_rng r = tu_rng_make(11);
     uint64_t bits[200];
-    walks_exact = walks_capped = 0;
+    walk_counts walks = {0, 0};
     for (int c = 0; c < count; c++) {
         const int is64 = c & 1;
         const int amaxd = is64 ? FALCON_AMAX64 : FALCON_AMAX32;
@@ -627,12 +631,12 @@ static void test_walk_down(void) {
         }
         tu_context("walk down chunk %d (f%d, n %u, alpha %d..%d, digits %d)", c,
                    is64 ? 64 : 32, n, lo, hi, digits);
-        check_walk_down(bits, n, is64, ref_choose(bits, n, is64));
+        check_walk_down(bits, n, is64, ref_choose(bits, n, is64), &walks);
     }
-    printf("  walk down: %u exact jumps, %u capped\n", walks_exact,
-           walks_capped);
-    CHECK(walks_exact > (unsigned)count / 4 &&
-          walks_capped > (unsigned)count / 4);
+    printf("  walk down: %u exact jumps, %u capped\n", walks.exact,
+           walks.capped);
+    CHECK(walks.exact > (unsigned)count / 4 &&
+          walks.capped > (unsigned)count / 4);
     cases_run++;
 }
 

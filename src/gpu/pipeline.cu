@@ -1074,9 +1074,9 @@ extern "C" fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
                                           size_t *compressed_size) {
     if (fz_gpu_count() == 0)
         return FZ_ERR_NO_GPU;
+    const uint64_t batch_bytes = batch_bytes_of(p->batch_kib, src_bytes);
     fz_batch_plan plan;
-    fz_status s =
-        fz_plan_compress(p, batch_bytes_of(p->batch_kib, src_bytes), &plan);
+    fz_status s = fz_plan_compress(p, batch_bytes, &plan);
     if (s != FZ_OK)
         return s;
     if (!fz_gpu_implements(&plan.h))
@@ -1103,8 +1103,7 @@ extern "C" fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
     if (plan.batch_count > 0) {
         const uint32_t streams =
             p->gpu_streams ? p->gpu_streams : default_streams();
-        s = create_slots(pl, plan, job, streams,
-                         batch_bytes_of(p->batch_kib, src_bytes));
+        s = create_slots(pl, plan, job, streams, batch_bytes);
         if (s != FZ_OK)
             return s;
     }

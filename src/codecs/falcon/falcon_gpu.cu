@@ -646,9 +646,10 @@ __device__ uint32_t chunk_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
             return (uint32_t)a;
         }
         if (r == kNoWitness) { /* f64: the walk down in one step */
-            if (down < FALCON_DOWN_MAX || a <= (int)down)
-                return a > (int)down ? (uint32_t)(a - (int)down) : 0u;
-            a -= (int)down; /* at most a - FALCON_DOWN_MAX: try there */
+            const int scale = falcon_walk_down(a, down);
+            if (scale >= 0)
+                return (uint32_t)scale;
+            a -= (int)FALCON_DOWN_MAX;
             dir = -1;
             continue;
         }

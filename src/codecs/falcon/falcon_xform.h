@@ -511,6 +511,16 @@ static FZ_HD uint32_t falcon_dec_zeros(uint64_t r) {
            (uint32_t)(low % 1000u == 0) + (uint32_t)(low == 0);
 }
 
+/* The walk down's answer after a try at A where every value fits and z is
+ * the least falcon_dec_zeros of the integers: the scale, or -1 when z is
+ * at the cap and A > cap (the scale is at most A - FALCON_DOWN_MAX: try
+ * there). z = 0 (a witness) gives A, the shortcut's answer. */
+static FZ_HD int falcon_walk_down(int A, uint32_t z) {
+    if (z < FALCON_DOWN_MAX || A <= (int)z)
+        return A > (int)z ? A - (int)z : 0;
+    return -1;
+}
+
 /* The chunk's scale byte: alpha* (Case 1) or FALCON_CASE2. */
 static FZ_HD uint32_t falcon_scale_of(const falcon_scan *s) {
     return s->case2 ? FALCON_CASE2 : (uint32_t)s->amax;
