@@ -121,6 +121,90 @@ fz_warp_sum64(unsigned long long v) {
     return __shfl_sync(FZ_FULL_MASK, v, 0);
 }
 
+/* Hopper bulk copies (TMA, cp.async.bulk; FZ_GPU_BULK is 1 in device code
+ * for sm_90 and later): one thread moves a whole region between global and
+ * shared memory, where every thread used to copy its own 16-byte pieces.
+ * Both addresses and the size must be multiples of 16. Loads complete on
+ * an mbarrier (one arrival, the issuing thread's fz_mbar_expect; waiters
+ * then see the bytes); stores are tracked by the issuing thread's bulk
+ * group. Shared memory that ordinary stores wrote, or ordinary loads read,
+ * must be fenced by those threads (fz_fence_proxy_async) before a barrier
+ * that precedes the bulk copy reading or overwriting it. Elsewhere (older
+ * GPUs, host passes) the helpers are empty and callers take their
+ * per-thread paths. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define FZ_GPU_BULK 1
+static __device__ __forceinline__ uint32_t fz_smem_addr(const void *p) {
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+/* One mbarrier per buffer, by one thread, then a block barrier. */
+static __device__ __forceinline__ void fz_mbar_init(unsigned long long *bar) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n"
+                 "fence.mbarrier_init.release.cluster;" ::"r"(fz_smem_addr(bar))
+                 : "memory");
+}
+static __device__ __forceinline__ void fz_fence_proxy_async(void) {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+/* The phase of *bar completes once `bytes` have landed (0: at once). */
+static __device__ __forceinline__ void fz_mbar_expect(unsigned long long *bar,
+                                                      uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                     fz_smem_addr(bar)),
+                 "r"(bytes)
+                 : "memory");
+}
+/* Wait for the phase of *bar with this parity (0, 1, 0, ...) to complete. */
+static __device__ __forceinline__ void fz_mbar_wait(unsigned long long *bar,
+                                                    uint32_t parity) {
+    uint32_t done;
+    do
+        asm volatile("{ .reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(fz_smem_addr(bar)), "r"(parity)
+                     : "memory");
+    while (!done);
+}
+static __device__ __forceinline__ void fz_bulk_load(void *dst, const void *src,
+                                                    uint32_t bytes,
+                                                    unsigned long long *bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+                 "bytes [%0], [%1], %2, [%3];" ::"r"(fz_smem_addr(dst)),
+                 "l"(src), "r"(bytes), "r"(fz_smem_addr(bar))
+                 : "memory");
+}
+static __device__ __forceinline__ void fz_bulk_store(void *dst, const void *src,
+                                                     uint32_t bytes) {
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n"
+                 "cp.async.bulk.commit_group;" ::"l"(dst),
+                 "r"(fz_smem_addr(src)), "r"(bytes)
+                 : "memory");
+}
+/* This thread's bulk stores have read their shared memory / are done. */
+static __device__ __forceinline__ void fz_bulk_stores_read(void) {
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+static __device__ __forceinline__ void fz_bulk_stores_done(void) {
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+#else
+#define FZ_GPU_BULK 0
+static __device__ __forceinline__ void fz_mbar_init(unsigned long long *) {}
+static __device__ __forceinline__ void fz_fence_proxy_async(void) {}
+static __device__ __forceinline__ void fz_mbar_expect(unsigned long long *,
+                                                      uint32_t) {}
+static __device__ __forceinline__ void fz_mbar_wait(unsigned long long *,
+                                                    uint32_t) {}
+static __device__ __forceinline__ void
+fz_bulk_load(void *, const void *, uint32_t, unsigned long long *) {}
+static __device__ __forceinline__ void fz_bulk_store(void *, const void *,
+                                                     uint32_t) {}
+static __device__ __forceinline__ void fz_bulk_stores_read(void) {}
+static __device__ __forceinline__ void fz_bulk_stores_done(void) {}
+#endif
+
 /* Decoupled look-back (Merrill & Garland) in two steps, so a block can do
  * useful work between them. fz_lookback_publish (one thread) announces a
  * chunk's size as soon as it is known. fz_lookback_resolve (one warp) sums

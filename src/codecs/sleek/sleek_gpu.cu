@@ -423,19 +423,19 @@ __device__ uint64_t chunk_raw_bytes(uint64_t original, uint64_t c) {
     return left < SLEEK_CHUNK_BYTES ? left : SLEEK_CHUNK_BYTES;
 }
 
-/* Shared memory of a block. Two input stages: the next chunk streams in
- * (cp.async) while this one is processed. */
+/* Shared memory of a compressing block. */
 struct __align__(16) CompressShared {
     /* Three rotating chunk buffers: the next chunk's raw bytes arriving
-     * (cp.async), this chunk (raw, then encoded in place once every thread
-     * holds its values in registers), the previous chunk's encoding waiting
-     * for its offset. Three 16 KiB buffers instead of four lets 4 blocks
-     * share an SM. */
+     * (bulk load, or cp.async below sm_90), this chunk (raw, then encoded in
+     * place once every thread holds its values in registers), the previous
+     * chunk's encoding waiting for its offset. Three 16 KiB buffers instead of
+     * four lets 4 blocks share an SM. */
     uint8_t buf[3][SLEEK_WIDTHS_BYTES + SLEEK_CHUNK_BYTES + 16];
     uint8_t widths[SLEEK_SUBS];
     uint32_t payload_hash;   /* of the chunk being written, warps adding */
     unsigned long long next; /* ticket after the current chunk */
     unsigned long long prev_offset; /* where the previous chunk goes */
+    unsigned long long landed[3];   /* mbarrier: buf[i]'s bulk load (sm_90) */
 };
 /* Decoding streams the next chunk in while this one is decoded (a third
  * stage was measured: no gain). */
@@ -462,33 +462,74 @@ __device__ unsigned long long next_ticket(const fz_gpu_args &a) {
     return atomicAdd(&a.scratch->ticket, 1u);
 }
 
-/* Compression prefetch: each thread copies exactly the 16-byte segments it
- * will read (lane L of warp w: subchunks 4w..4w+3 at byte 16L), so it only
- * waits for its own copies; past the end of the data it writes zeros. */
+/* Bytes [at, at + 16) of chunk `in` (raw bytes long) into the stage,
+ * zeros past raw. */
+__device__ void stage_tail_piece(const uint8_t *in, uint32_t raw, uint32_t at,
+                                 uint8_t *stage) {
+    uint32_t w[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        w[k] = at + 4 * k < raw ? reinterpret_cast<const uint32_t *>(in + at)[k]
+                                : 0;
+    *reinterpret_cast<uint4 *>(stage + at) = make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/* Compression prefetch of chunk c into `stage`. sm_90: thread 0 moves the
+ * chunk's whole 16-byte pieces with one bulk load that completes on
+ * *landed; the rest of a partial last chunk (the piece holding its end,
+ * zeros after it) is staged by warp 0 with plain loads and stores, once
+ * thread 0 has seen the stage's last bulk store done with it
+ * (fz_bulk_stores_read, just before); the loop's next barrier makes them
+ * visible. Older GPUs: each thread copies exactly the pieces it will read
+ * (lane L of warp w: subchunks 4w..4w+3 at byte 16L) with cp.async and
+ * waits for its own copies only. */
 template <typename T>
-__device__ void prefetch_raw(const fz_gpu_args &a, uint64_t c, uint8_t *stage) {
+__device__ void prefetch_raw(const fz_gpu_args &a, uint64_t c, uint8_t *stage,
+                             unsigned long long *landed) {
     const fz_header &h = a.expect;
-    if (c >= h.chunk_count)
+    if (c >= h.chunk_count) {
+        if constexpr (!FZ_GPU_BULK)
+            __pipeline_commit(); /* an empty group: wait_raw counts groups */
         return;
-    const uint64_t raw = chunk_raw_bytes(h.original_bytes, c);
+    }
+    const uint32_t raw = (uint32_t)chunk_raw_bytes(h.original_bytes, c);
     const uint8_t *in = a.src + c * SLEEK_CHUNK_BYTES;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-#pragma unroll
-    for (int j = 0; j < kSubsPerWarp; j++) {
-        const uint32_t at =
-            (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES + lane * 16;
-        if (at + 16 <= raw) {
-            __pipeline_memcpy_async(stage + at, in + at, 16);
-        } else { /* the tail of the last chunk: plain loads, zero-filled */
-            uint32_t w[4];
-#pragma unroll
-            for (int k = 0; k < 4; k++)
-                w[k] = at + 4 * k < raw
-                           ? reinterpret_cast<const uint32_t *>(in + at)[k]
-                           : 0;
-            *reinterpret_cast<uint4 *>(stage + at) =
-                make_uint4(w[0], w[1], w[2], w[3]);
+    if constexpr (FZ_GPU_BULK) {
+        const uint32_t whole = raw & ~15u;
+        if (threadIdx.x == 0) {
+            fz_mbar_expect(landed, whole);
+            if (whole)
+                fz_bulk_load(stage, in, whole, landed);
         }
+        if (raw == SLEEK_CHUNK_BYTES || threadIdx.x >= 32)
+            return;
+        __syncwarp();
+        for (uint32_t at = whole + 16 * threadIdx.x; at < SLEEK_CHUNK_BYTES;
+             at += 16 * 32)
+            stage_tail_piece(in, raw, at, stage);
+    } else {
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+        for (int j = 0; j < kSubsPerWarp; j++) {
+            const uint32_t at =
+                (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES + lane * 16;
+            if (at + 16 <= raw)
+                __pipeline_memcpy_async(stage + at, in + at, 16);
+            else
+                stage_tail_piece(in, raw, at, stage);
+        }
+        __pipeline_commit();
+    }
+}
+
+/* This thread may read the chunk prefetched into buf[i] (the k-th use of
+ * the buffer waits for parity k % 2, kept in *phases bit i). */
+__device__ void wait_raw(CompressShared &bs, int i, uint32_t *phases) {
+    if constexpr (FZ_GPU_BULK) {
+        fz_mbar_wait(&bs.landed[i], (*phases >> i) & 1u);
+        *phases ^= 1u << i;
+    } else {
+        __pipeline_wait_prior(1); /* all but the latest prefetch landed */
     }
 }
 
@@ -513,6 +554,8 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
                 a.scratch->payload_total = excl + size;
         }
     }
+    if constexpr (FZ_GPU_BULK)
+        fz_fence_proxy_async(); /* our stores into buf: for the bulk store */
     __syncthreads();
     if (threadIdx.x == 0) {
         fz_gpu_put_entry(a, c, size, bs.payload_hash, size);
@@ -522,6 +565,13 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
     if (at + size > a.dst_capacity) {
         if (threadIdx.x == 0)
             fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
+        return;
+    }
+    /* one bulk store where both ends are 16-byte aligned (f32 chunks but
+     * a partial last one; f64 chunks at an aligned offset), else copies */
+    if (FZ_GPU_BULK && (((uintptr_t)(a.dst + at) | size) & 15) == 0) {
+        if (threadIdx.x == 0)
+            fz_bulk_store(a.dst + at, buf, size);
         return;
     }
     copy_out(buf, a.dst + at, size);
@@ -571,25 +621,31 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
     if (threadIdx.x == 0) {
         bs.next = next_ticket(a);
         bs.payload_hash = 0;
+        if constexpr (FZ_GPU_BULK)
+            for (int i = 0; i < 3; i++)
+                fz_mbar_init(&bs.landed[i]);
     }
     __syncthreads();
     uint64_t c = bs.next;
-    prefetch_raw<T>(a, c, bs.buf[0]);
-    __pipeline_commit();
+    prefetch_raw<T>(a, c, bs.buf[0], &bs.landed[0]);
     __syncthreads();
     if (threadIdx.x == 0)
         bs.next = next_ticket(a);
     uint64_t prev = ~0ull; /* chunk encoded last iteration, not yet written */
     uint32_t prev_size = 0;
     TrackedRange<T> range;
+    uint32_t phases = 0; /* bit i: the parity of buf[i]'s next load */
     for (int cur = 0; c < h.chunk_count; cur = cur == 2 ? 0 : cur + 1) {
         const int next_buf = cur == 2 ? 0 : cur + 1;
         const int prev_buf = cur == 0 ? 2 : cur - 1;
+        if constexpr (FZ_GPU_BULK)
+            fz_fence_proxy_async(); /* our reads of buf[next_buf] are over */
         __syncthreads(); /* bs.next visible; buf[next_buf] written out */
         const uint64_t c_next = bs.next;
-        prefetch_raw<T>(a, c_next, bs.buf[next_buf]);
-        __pipeline_commit();
-        __pipeline_wait_prior(1); /* this thread's part of chunk c landed */
+        if (FZ_GPU_BULK && threadIdx.x == 0)
+            fz_bulk_stores_read(); /* so is buf[next_buf]'s bulk store */
+        prefetch_raw<T>(a, c_next, bs.buf[next_buf], &bs.landed[next_buf]);
+        wait_raw(bs, cur, &phases); /* chunk c landed */
         const uint64_t raw = chunk_raw_bytes(h.original_bytes, c);
         const uint32_t nvals = (uint32_t)(raw / sizeof(T));
         uint8_t *out = bs.buf[cur];
@@ -655,6 +711,8 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
             write_chunk(a, bs, prev, prev_size, bs.buf[cur], checksums);
         }
     }
+    if (FZ_GPU_BULK && threadIdx.x == 0)
+        fz_bulk_stores_done(); /* the block's shared memory stays till then */
     if (PASS == kTrack)
         range.publish(a.scratch);
 }
