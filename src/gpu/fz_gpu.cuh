@@ -24,7 +24,8 @@ struct fz_gpu_scratch {
     /* REL range seen by a kernel, as order-preserving keys (0: none):
      * the largest key and the largest complemented key */
     unsigned long long key_hi, key_lo_inv;
-    unsigned int exact_pass; /* REL: the tracked range met an infinity */
+    unsigned int exact_pass;  /* REL: the tracked range met an infinity */
+    unsigned int blocks_done; /* a kernel's finished blocks (last-block work) */
 };
 #define FZ_GPU_SCRATCH_HEAD 128u
 static_assert(sizeof(fz_gpu_scratch) <= FZ_GPU_SCRATCH_HEAD,

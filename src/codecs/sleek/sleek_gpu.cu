@@ -97,18 +97,56 @@ __device__ __forceinline__ uint64_t finite_key(uint64_t b) {
                                                                 : order_key(b);
 }
 
+__device__ void warp_max_keys(unsigned long long *h, unsigned long long *l) {
+    for (int d = 16; d > 0; d >>= 1) {
+        const unsigned long long oh = __shfl_xor_sync(FZ_FULL_MASK, *h, d);
+        const unsigned long long ol = __shfl_xor_sync(FZ_FULL_MASK, *l, d);
+        *h = oh > *h ? oh : *h;
+        *l = ol > *l ? ol : *l;
+    }
+}
+
+/* The block's largest keys by one atomicMax pair (a pair per warp queued
+ * thousands of same-address atomics at the L2 at the end of a pass). Every
+ * thread of the block calls it, once per kernel. */
 __device__ void publish_keys(fz_gpu_scratch *s, unsigned long long h,
                              unsigned long long l) {
-    for (int d = 16; d > 0; d >>= 1) {
-        const unsigned long long oh = __shfl_xor_sync(FZ_FULL_MASK, h, d);
-        const unsigned long long ol = __shfl_xor_sync(FZ_FULL_MASK, l, d);
-        h = oh > h ? oh : h;
-        l = ol > l ? ol : l;
+    __shared__ unsigned long long part[2][32];
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    warp_max_keys(&h, &l);
+    if (lane == 0) {
+        part[0][warp] = h;
+        part[1][warp] = l;
     }
-    if ((threadIdx.x & 31) == 0 && h) {
+    __syncthreads();
+    if (warp != 0)
+        return;
+    const bool mine = lane < blockDim.x / 32;
+    h = mine ? part[0][lane] : 0;
+    l = mine ? part[1][lane] : 0;
+    warp_max_keys(&h, &l);
+    if (lane == 0 && h) {
         atomicMax(&s->key_hi, h);
         atomicMax(&s->key_lo_inv, l);
     }
+}
+
+/* Whether this block is the grid's last to get here, after every thread
+ * of it made its global writes and atomics (block barrier, then thread
+ * 0's fence and count: CUDA's threadFenceReduction pattern), so that one
+ * kernel's last block can do what a one-thread kernel after it did. The
+ * last block clears the count for the call's next kernel. */
+__device__ bool last_block(fz_gpu_scratch *s) {
+    __shared__ unsigned int last;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(&s->blocks_done, 1u) == gridDim.x - 1;
+        if (last)
+            s->blocks_done = 0;
+    }
+    __syncthreads();
+    return last;
 }
 
 /* A thread's running range of finite values (keys; 0 = none yet). */
@@ -161,17 +199,20 @@ template <> struct TrackedRange<uint64_t> {
  * as the CUB reduction's neutral pair would. */
 __device__ void range_from_keys(const fz_gpu_scratch *s, bool f32, double *lo,
                                 double *hi) {
-    if (!s->key_hi) {
+    /* from the L2, where every block's atomics went */
+    const unsigned long long key_hi = fz_ld_volatile(&s->key_hi),
+                             key_lo_inv = fz_ld_volatile(&s->key_lo_inv);
+    if (!key_hi) {
         *lo = 1.7976931348623157e308;
         *hi = -*lo;
         return;
     }
     if (f32) {
-        const uint32_t kh = (uint32_t)s->key_hi, kl = ~(uint32_t)s->key_lo_inv;
+        const uint32_t kh = (uint32_t)key_hi, kl = ~(uint32_t)key_lo_inv;
         *hi = (double)__uint_as_float(kh >> 31 ? kh & 0x7FFFFFFFu : ~kh);
         *lo = (double)__uint_as_float(kl >> 31 ? kl & 0x7FFFFFFFu : ~kl);
     } else {
-        const uint64_t kh = s->key_hi, kl = ~s->key_lo_inv;
+        const uint64_t kh = key_hi, kl = ~key_lo_inv;
         *hi = __longlong_as_double(
             (long long)(kh >> 63 ? kh & 0x7FFFFFFFFFFFFFFFull : ~kh));
         *lo = __longlong_as_double(
@@ -608,6 +649,11 @@ __device__ void transform_lane(T (&v)[kSubsPerWarp][Layout<T>::VPL],
     }
 }
 
+/* REL's tracking pass ends here (defined with the bound's kernels). */
+template <typename T>
+__device__ void publish_and_confirm(const fz_gpu_args &a,
+                                    const TrackedRange<T> &range);
+
 /* The compression loop of one launch; QUANT: the quantizer (the lossy
  * bound resolved on the device), else the lossless transform. A template
  * parameter so that no per-value code tests the mapping. */
@@ -716,7 +762,7 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
     if (FZ_GPU_BULK && threadIdx.x == 0)
         fz_bulk_stores_done(); /* the block's shared memory stays till then */
     if (PASS == kTrack)
-        range.publish(a.scratch);
+        publish_and_confirm(a, range);
 }
 
 template <typename T, bool LOSSY, Pass PASS = kPlain>
@@ -959,7 +1005,25 @@ __device__ void set_bound(fz_gpu_scratch *s, int lossless, int32_t k) {
     s->bound_eff_bits = lossless ? 0 : sleek_pow2_bits(k);
 }
 
-/* REL: the range of the sample (sleek_sample_index), into the keys. */
+/* Lossy compression: the effective bound on the device, from the params
+ * (ABS) or the sampled range (REL), before the main kernel reads it. The
+ * keys are cleared for the main kernel's own range. One thread. */
+__device__ void resolve(const fz_gpu_args &a) {
+    fz_gpu_scratch *s = a.scratch;
+    double lo = 0, hi = 0;
+    int lossless;
+    int32_t k;
+    bound_of(a.expect, abs_bound_bits(a, &lo, &hi), &lossless, &k);
+    set_bound(s, lossless, k);
+    s->key_hi = s->key_lo_inv = 0;
+}
+
+__global__ void resolve_bound(const fz_gpu_args a) {
+    resolve(a);
+}
+
+/* REL: the range of the sample (sleek_sample_index) into the keys; the
+ * last block resolves the bound from it. */
 constexpr int kSampleThreads = 256;
 template <typename T>
 __global__ void __launch_bounds__(kSampleThreads)
@@ -972,29 +1036,17 @@ __global__ void __launch_bounds__(kSampleThreads)
         range.add(
             reinterpret_cast<const T *>(a.src)[sleek_sample_index(k, n, m)]);
     range.publish(a.scratch);
+    if (last_block(a.scratch) && threadIdx.x == 0)
+        resolve(a);
 }
 
-/* Lossy compression: the effective bound on the device, from the params
- * (ABS) or the sampled range (REL), before the main kernel reads it. The
- * keys are cleared for the main kernel's own range. */
-__global__ void resolve_bound(const fz_gpu_args a) {
+/* REL: the whole input's bound against the sampled one (one thread). On a
+ * difference the pass's state is reset (its output is rewritten
+ * completely) and the redo pass runs. After the tracking pass (exact =
+ * false) a range that reaches an infinity is not the finite range: the
+ * exact pass decides. */
+__device__ void confirm(const fz_gpu_args &a, bool exact) {
     fz_gpu_scratch *s = a.scratch;
-    double lo = 0, hi = 0;
-    int lossless;
-    int32_t k;
-    bound_of(a.expect, abs_bound_bits(a, &lo, &hi), &lossless, &k);
-    set_bound(s, lossless, k);
-    s->key_hi = s->key_lo_inv = 0;
-}
-
-/* REL: the whole input's bound against the sampled one. On a difference
- * the pass's state is reset (its output is rewritten completely) and the
- * redo pass runs. After the tracking pass (exact = false) a range that
- * reaches an infinity is not the finite range: the exact pass decides. */
-__global__ void confirm_bound(const fz_gpu_args a, bool exact) {
-    fz_gpu_scratch *s = a.scratch;
-    if (exact && !s->exact_pass)
-        return;
     double lo = 0, hi = 0;
     int lossless;
     int32_t k;
@@ -1015,47 +1067,68 @@ __global__ void confirm_bound(const fz_gpu_args a, bool exact) {
     s->status = FZS_OK;
 }
 
-/* REL with an infinity in the data: the finite range, exactly. A plain
- * grid pass, as it runs only when the check asks for it (a library
- * reduction cannot be skipped from the device). */
+/* The tracking pass's end: every block publishes its range, the last one
+ * confirms the bound. (A launch with no chunks runs no block: then the
+ * tracked range is as empty as the sample's and nothing changes.) */
+template <typename T>
+__device__ void publish_and_confirm(const fz_gpu_args &a,
+                                    const TrackedRange<T> &range) {
+    range.publish(a.scratch);
+    if (last_block(a.scratch) && threadIdx.x == 0)
+        confirm(a, false);
+}
+
+/* Look-back words [first, chunk_count) in steps of `step` back to 0. */
+__device__ void reset_lookback(const fz_gpu_args &a, uint64_t first,
+                               uint64_t step) {
+    for (uint64_t i = first; i < a.expect.chunk_count; i += step)
+        a.lookback[i] = 0;
+}
+
+/* REL after the tracking pass: with an infinity in the data, the finite
+ * range exactly (a plain grid pass; the last block confirms the bound);
+ * when a redo follows, the look-back words back to 0 first. A no-op in the
+ * common case, but its launch cannot be skipped from the host. */
 template <typename T>
 __global__ void __launch_bounds__(kSampleThreads)
-    exact_range_if_needed(const fz_gpu_args a) {
-    if (!a.scratch->exact_pass)
+    exact_range_or_reset(const fz_gpu_args a) {
+    fz_gpu_scratch *s = a.scratch;
+    if (!s->exact_pass) {
+        if (s->redo)
+            reset_lookback(a,
+                           (uint64_t)blockIdx.x * kSampleThreads + threadIdx.x,
+                           (uint64_t)gridDim.x * kSampleThreads);
         return;
+    }
     const uint64_t n = a.expect.original_bytes / sizeof(T);
     const T *in = reinterpret_cast<const T *>(a.src);
     RangeKeys<T> range;
     for (uint64_t i = (uint64_t)blockIdx.x * kSampleThreads + threadIdx.x;
          i < n; i += (uint64_t)gridDim.x * kSampleThreads)
         range.add(in[i]);
-    range.publish(a.scratch);
-}
-
-__global__ void reset_lookback_for_redo(const fz_gpu_args a) {
-    if (!a.scratch->redo)
+    range.publish(s);
+    if (!last_block(s))
         return;
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-         i < a.expect.chunk_count; i += (uint64_t)gridDim.x * blockDim.x)
-        a.lookback[i] = 0;
+    if (threadIdx.x == 0)
+        confirm(a, true);
+    __syncthreads(); /* the other blocks are done: this one resets alone */
+    if (*(volatile unsigned int *)&s->redo)
+        reset_lookback(a, threadIdx.x, kSampleThreads);
 }
 
+/* Four launches; in the common case the last two do nothing. */
 template <typename T>
 cudaError_t compress_rel(const fz_gpu_args *a, int smem, int sm_count,
                          cudaStream_t stream) {
     sample_range<T><<<(SLEEK_SAMPLE + kSampleThreads - 1) / kSampleThreads,
                       kSampleThreads, 0, stream>>>(*a);
-    resolve_bound<<<1, 1, 0, stream>>>(*a);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess)
         err = launch(sleek_compress_kernel<T, true, kTrack>, smem, a, sm_count,
                      stream);
     if (err != cudaSuccess)
         return err;
-    confirm_bound<<<1, 1, 0, stream>>>(*a, false);
-    exact_range_if_needed<T><<<4 * sm_count, kSampleThreads, 0, stream>>>(*a);
-    confirm_bound<<<1, 1, 0, stream>>>(*a, true);
-    reset_lookback_for_redo<<<sm_count, 256, 0, stream>>>(*a);
+    exact_range_or_reset<T><<<4 * sm_count, kSampleThreads, 0, stream>>>(*a);
     err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
