@@ -28,7 +28,8 @@ enum {
     GROUP_FORCE = 1u << 10,
     GROUP_FORMAT = 1u << 11,
     GROUP_CODEC_OPTIONS = 1u << 12,
-    GROUP_ZERO_RUNS = 1u << 13
+    GROUP_ZERO_RUNS = 1u << 13,
+    GROUP_RANGE = 1u << 14
 };
 
 static const struct {
@@ -49,6 +50,7 @@ static const struct {
     {GROUP_FORMAT, "--text/--raw"},
     {GROUP_CODEC_OPTIONS, "--dim/--chunk-values"},
     {GROUP_ZERO_RUNS, "--zero-runs"},
+    {GROUP_RANGE, "--range"},
 };
 
 static const unsigned allowed_groups[] = {
@@ -59,7 +61,8 @@ static const unsigned allowed_groups[] = {
         GROUP_FORCE | GROUP_FORMAT | GROUP_CODEC_OPTIONS | GROUP_ZERO_RUNS,
     [CLI_CMD_DECOMPRESS] = GROUP_INPUT | GROUP_OUTPUT | GROUP_DTYPE |
                            GROUP_SHAPE | GROUP_BACKEND | GROUP_THREADS |
-                           GROUP_SKIP_CHECKSUM | GROUP_FORCE | GROUP_FORMAT,
+                           GROUP_SKIP_CHECKSUM | GROUP_FORCE | GROUP_FORMAT |
+                           GROUP_RANGE,
     [CLI_CMD_INFO] = GROUP_INPUT,
     [CLI_CMD_VERIFY] = GROUP_INPUT | GROUP_DTYPE | GROUP_SHAPE | GROUP_CODEC |
                        GROUP_LOSSY | GROUP_BACKEND | GROUP_THREADS |
@@ -77,7 +80,8 @@ enum {
     LONG_DIM,
     LONG_CHUNK_VALUES,
     LONG_ZERO_RUNS,
-    LONG_STREAMS
+    LONG_STREAMS,
+    LONG_RANGE
 };
 
 /* Leading '-': non-options come back in order as 1; ':' reports a missing
@@ -106,6 +110,7 @@ static const struct option long_options[] = {
     {"dim", required_argument, NULL, LONG_DIM},
     {"chunk-values", required_argument, NULL, LONG_CHUNK_VALUES},
     {"zero-runs", no_argument, NULL, LONG_ZERO_RUNS},
+    {"range", required_argument, NULL, LONG_RANGE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {"compress", no_argument, NULL, 'z'},
@@ -266,6 +271,26 @@ static int parse_streams(parser *ps, const char *text) {
     return CLI_EXIT_OK;
 }
 
+/* --range FIRST:COUNT (values; COUNT may be 0). */
+static int parse_range(parser *ps, const char *text) {
+    char *end;
+    errno = 0;
+    const unsigned long long first = strtoull(text, &end, 10);
+    int ok = isdigit((unsigned char)text[0]) && errno == 0 && *end == ':';
+    unsigned long long count = 0;
+    if (ok) {
+        const char *c = end + 1;
+        count = strtoull(c, &end, 10);
+        ok = isdigit((unsigned char)c[0]) && errno == 0 && *end == '\0';
+    }
+    if (!ok)
+        return usage_error(ps, "--range: '%s' is not FIRST:COUNT", text);
+    ps->o->range_first = (uint64_t)first;
+    ps->o->range_count = (uint64_t)count;
+    ps->o->range_given = 1;
+    return CLI_EXIT_OK;
+}
+
 /* gfc: --dim 1..32 (codec_options[0]), --chunk-values a multiple of 32
  * up to 4194304 (codec_options[1]). */
 static int parse_codec_option(parser *ps, const char *text, int k) {
@@ -352,6 +377,7 @@ static int handle_value_option(parser *ps, int c, const char *arg) {
     case 'e': return parse_bound(ps, arg);
     case 'j': return parse_threads(ps, arg);
     case LONG_STREAMS: return parse_streams(ps, arg);
+    case LONG_RANGE: return parse_range(ps, arg);
     case LONG_DIM: return parse_codec_option(ps, arg, 0);
     case LONG_CHUNK_VALUES: return parse_codec_option(ps, arg, 1);
     case LONG_ZERO_RUNS: o->codec_options[1] = 1; return CLI_EXIT_OK;
@@ -409,6 +435,7 @@ static unsigned group_of(int c) {
     case LONG_DIM:
     case LONG_CHUNK_VALUES: return GROUP_CODEC_OPTIONS;
     case LONG_ZERO_RUNS: return GROUP_ZERO_RUNS;
+    case LONG_RANGE: return GROUP_RANGE;
     }
     return 0;
 }

@@ -51,6 +51,9 @@ typedef struct cli_options {
     int force;
     int quiet;
     cli_format format;
+    /* decompress --range FIRST:COUNT: only these values (random access) */
+    int range_given;
+    uint64_t range_first, range_count;
 } cli_options;
 
 /* Fill *o from argv. Returns CLI_EXIT_OK, or CLI_EXIT_USAGE after

@@ -492,6 +492,62 @@ static int decompress_streaming(const cli_options *o, fz_exec exec,
     return rc;
 }
 
+/* --range: values [first, first + count) only (fz_decompress_range, on
+ * the CPU): the stream is read whole, only the chunks holding them are
+ * decoded. */
+static int decompress_range(const cli_options *o) {
+    fz_info info;
+    cli_buffer stream, values;
+    int rc = read_stream(o, &stream, &info);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    const size_t esize = dtype_size(info.params.dtype);
+    const uint64_t count = o->range_count;
+    if (count > SIZE_MAX / esize) {
+        cli_buffer_free(&stream);
+        cli_error("%s: --range: too many values for this machine", o->input);
+        return CLI_EXIT_FAIL;
+    }
+    values.size = (size_t)count * esize;
+    values.data = alloc_or_report(values.size ? values.size : 1, o->input);
+    if (!values.data) {
+        cli_buffer_free(&stream);
+        return CLI_EXIT_FAIL;
+    }
+    fz_decode_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.flags = o->skip_checksum ? FZ_DECODE_SKIP_CHECKSUM : 0;
+    opts.threads = o->threads;
+    const double start = cli_now();
+    fz_status s = fz_decompress_range(stream.data, stream.size, o->range_first,
+                                      count, values.data, values.size, &opts);
+    const double seconds = cli_now() - start;
+    const uint64_t total = info.original_bytes / esize;
+    if (s == FZ_ERR_INVALID_ARGUMENT &&
+        (o->range_first > total || count > total - o->range_first)) {
+        cli_error("%s: --range %llu:%llu is past the stream's %llu values",
+                  o->input, (unsigned long long)o->range_first,
+                  (unsigned long long)count, (unsigned long long)total);
+        rc = CLI_EXIT_FAIL;
+    } else if (s != FZ_OK) {
+        cli_error("%s: decompression failed: %s", o->input,
+                  fz_status_string(s));
+        rc = CLI_EXIT_FAIL;
+    } else {
+        rc = write_values(o, &values, info.params.dtype);
+        if (rc == CLI_EXIT_OK && !o->quiet)
+            fprintf(stderr,
+                    "floatz: %s -> %s: values %llu..%llu of %llu (%zu "
+                    "bytes, cpu, %.3f s)\n",
+                    o->input, o->output, (unsigned long long)o->range_first,
+                    (unsigned long long)(o->range_first + count),
+                    (unsigned long long)total, values.size, seconds);
+    }
+    cli_buffer_free(&values);
+    cli_buffer_free(&stream);
+    return rc;
+}
+
 int cli_decompress(const cli_options *o) {
     fz_exec exec;
     fz_info info;
@@ -501,6 +557,8 @@ int cli_decompress(const cli_options *o) {
     int rc = resolve_exec(o, &exec);
     if (rc == CLI_EXIT_OK)
         rc = cli_check_output(o->input, o->output, o->force);
+    if (rc == CLI_EXIT_OK && o->range_given)
+        return decompress_range(o);
     if (rc == CLI_EXIT_OK && !is_text(o, o->output) &&
         regular_file(o->input, &in_size))
         return decompress_streaming(o, exec, in_size);

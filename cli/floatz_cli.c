@@ -111,7 +111,11 @@ static void print_decompress_help(void) {
           "                        type and shape (it stores both)\n"
           "  --text | --raw        output format (default: by OUT's name,\n"
           "                        text for .csv / .txt, else raw binary)\n"
-          "  --skip-checksum       do not verify the per-chunk checksums\n",
+          "  --skip-checksum       do not verify the per-chunk checksums\n"
+          "  --range FIRST:COUNT   only values FIRST..FIRST+COUNT-1 (storage\n"
+          "                        order, dims[0] fastest): only the chunks\n"
+          "                        holding them are decoded (CPU; the file is\n"
+          "                        read whole)\n",
           stdout);
     fputs(help_backend, stdout);
     fputs(help_common, stdout);

@@ -209,6 +209,19 @@ FZ_API fz_status fz_decompress(const void *src, size_t src_size, void *dst,
                                const fz_decode_options *opts,
                                size_t *decompressed_size);
 
+/* Random access: decompress values [first, first + count) of a stream (in
+ * values of its dtype, in storage order: dims[0] fastest) into dst, which
+ * must hold count values. Only the chunks holding them are decoded and
+ * verified (their data checksums; the header and the chunk table are
+ * always checked), so the cost is that of a few chunks however large the
+ * stream. Runs on the CPU whatever opts->exec says (opts->threads,
+ * flags apply). A range past the end is FZ_ERR_INVALID_ARGUMENT; count 0
+ * only validates the header and table. */
+FZ_API fz_status fz_decompress_range(const void *src, size_t src_size,
+                                     uint64_t first, uint64_t count, void *dst,
+                                     size_t dst_capacity,
+                                     const fz_decode_options *opts);
+
 /* ------------------------------------------------------------ codec auto
  * What FZ_CODEC_AUTO does, as a call of its own: *chosen gets *p with the
  * codec and codec_options it would compress src with. Candidates, in order

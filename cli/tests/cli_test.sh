@@ -134,6 +134,27 @@ check "f32 values print with 9 digits" grep -qx '0.100000001' exact32.out
 expect_rc 0 "recompress the f32 text output" compress -f --text -i exact32.out -o exact32b.fz
 check "f32 text output reads back to the same bits" cmp -s exact32.fz exact32b.fz
 
+# ------------------------------------------------------------ random access
+# --range FIRST:COUNT decodes only the chunks holding those values: the
+# same bytes as that slice of a full decode (f64: 8 bytes per value).
+expect_rc 0 "decompress --range across chunks" \
+    decompress -i f64.fz -o r.raw --range 2040:5000
+tail -c +$((2040 * 8 + 1)) f64.raw | head -c $((5000 * 8)) >slice.raw
+check "--range gives that slice of the full decode" cmp -s r.raw slice.raw
+expect_rc 0 "decompress --range to text" \
+    decompress -i f32.fz -o r.txt --range 99990:10
+tail -n 10 f32.txt >last10.txt
+check "--range text equals the input's last 10 numbers" \
+    same_numbers r.txt last10.txt
+expect_rc 0 "--range with COUNT 0" decompress -i f32.fz -o r0.raw --range 5:0
+check "--range 5:0 writes an empty file" [ ! -s r0.raw ]
+expect_rc 1 "--range past the end" decompress -i f32.fz -o x.raw --range 99999:2
+expect_error 'past the stream' "--range past the end: clear message"
+check "no output after a refused --range" no_leftovers x.raw
+expect_rc 2 "--range needs FIRST:COUNT" decompress -i f32.fz -o x.raw --range 7
+expect_rc 2 "--range does not apply to compress" \
+    compress -d -i f64.txt -o x.fz --range 0:1
+
 # ------------------------------------------------------------ info, verify
 expect_rc 0 "info" info f64.fz
 for field in 'format version' 'codec:.*sleek' 'codec version' 'dtype:.*float64' \

@@ -275,13 +275,13 @@ static fz_status validate_stream(const uint8_t *src, size_t src_size,
     return FZ_OK;
 }
 
+/* Chunk c of the stream into out (its raw bytes). */
 static int decode_one(const fz_codec_cpu *codec, const fz_header *h,
                       const uint8_t *src, const uint64_t *offs, uint64_t c,
-                      uint8_t *dst, int verify) {
+                      uint8_t *out, int verify) {
     const uint64_t raw = fz_chunk_raw_bytes(h, c);
     const uint8_t *in = src + fz_payload_offset(h) + offs[c];
     const size_t size = (size_t)(offs[c + 1] - offs[c]);
-    uint8_t *out = dst + c * h->chunk_bytes;
     const uint32_t entry = fz_table_entry_bytes(h->flags);
     const uint32_t want =
         verify ? fz_load32(src + FZ_HDR_BYTES + c * entry + 4) : 0;
@@ -325,8 +325,9 @@ fz_status fz_cpu_decompress(const uint8_t *src, size_t src_size, void *dst,
     const int64_t n = (int64_t)h.chunk_count;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
     for (int64_t c = 0; c < n; c++) {
-        int cs = decode_one(codec, &h, src, offs, (uint64_t)c, (uint8_t *)dst,
-                            verify);
+        int cs =
+            decode_one(codec, &h, src, offs, (uint64_t)c,
+                       (uint8_t *)dst + (uint64_t)c * h.chunk_bytes, verify);
         if (cs != FZS_OK) {
 #pragma omp critical(fz_decode_error)
             if ((uint64_t)c < bad_chunk) {
@@ -340,4 +341,72 @@ fz_status fz_cpu_decompress(const uint8_t *src, size_t src_size, void *dst,
         return (fz_status)bad_status;
     *decompressed_size = (size_t)h.original_bytes;
     return FZ_OK;
+}
+
+/* Values [first, first + count) only: the chunks that hold them are
+ * decoded (each into a chunk-sized buffer of its thread, as the range
+ * need not start on a chunk boundary) and verified; the rest of the
+ * payload is not read. The header and the whole chunk table are still
+ * validated (table hash), as every decode does. */
+fz_status fz_cpu_decompress_range(const uint8_t *src, size_t src_size,
+                                  uint64_t first, uint64_t count, void *dst,
+                                  size_t dst_capacity,
+                                  const fz_decode_options *o) {
+    fz_header h;
+    const fz_codec_cpu *codec = NULL;
+    uint64_t *offs = NULL;
+    fz_status s = validate_stream(src, src_size, &h, &codec, &offs);
+    if (s != FZ_OK)
+        return s;
+    const uint64_t esize = fz_dtype_size(h.dtype);
+    const uint64_t values = h.original_bytes / esize;
+    if (first > values || count > values - first) {
+        free(offs);
+        return FZ_ERR_INVALID_ARGUMENT;
+    }
+    if (dst_capacity / esize < count || (!dst && count)) {
+        free(offs);
+        return dst ? FZ_ERR_DST_TOO_SMALL : FZ_ERR_INVALID_ARGUMENT;
+    }
+    if (count == 0) {
+        free(offs);
+        return FZ_OK;
+    }
+    const int verify = (h.flags & FZ_HDR_FLAG_CHECKSUMS) &&
+                       !(o && (o->flags & FZ_DECODE_SKIP_CHECKSUM));
+    const uint64_t begin = first * esize, end = (first + count) * esize;
+    const int64_t c0 = (int64_t)(begin / h.chunk_bytes),
+                  c1 = (int64_t)((end - 1) / h.chunk_bytes);
+    int threads = fz_thread_count(o ? o->threads : 0);
+    if (threads > c1 - c0 + 1)
+        threads = (int)(c1 - c0 + 1);
+    uint64_t bad_chunk = UINT64_MAX;
+    int bad_status = FZS_OK;
+#pragma omp parallel num_threads(threads)
+    {
+        uint8_t *chunk = (uint8_t *)malloc(h.chunk_bytes);
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t c = c0; c <= c1; c++) {
+            int cs = chunk ? decode_one(codec, &h, src, offs, (uint64_t)c,
+                                        chunk, verify)
+                           : FZS_OUT_OF_MEMORY;
+            if (cs == FZS_OK) { /* the part of [begin, end) in chunk c */
+                const uint64_t at = (uint64_t)c * h.chunk_bytes;
+                const uint64_t lo = at > begin ? at : begin;
+                const uint64_t hi_end = at + fz_chunk_raw_bytes(&h, c);
+                const uint64_t hi = hi_end < end ? hi_end : end;
+                memcpy((uint8_t *)dst + (lo - begin), chunk + (lo - at),
+                       (size_t)(hi - lo));
+            } else {
+#pragma omp critical(fz_decode_error)
+                if ((uint64_t)c < bad_chunk) {
+                    bad_chunk = (uint64_t)c;
+                    bad_status = cs;
+                }
+            }
+        }
+        free(chunk);
+    }
+    free(offs);
+    return (fz_status)bad_status;
 }

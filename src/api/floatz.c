@@ -294,3 +294,12 @@ fz_status fz_decompress(const void *src, size_t src_size, void *dst,
     return fz_cpu_decompress((const uint8_t *)src, src_size, dst, dst_capacity,
                              opts, decompressed_size);
 }
+
+fz_status fz_decompress_range(const void *src, size_t src_size, uint64_t first,
+                              uint64_t count, void *dst, size_t dst_capacity,
+                              const fz_decode_options *opts) {
+    if (!src || !fz_decode_options_valid(opts))
+        return FZ_ERR_INVALID_ARGUMENT;
+    return fz_cpu_decompress_range((const uint8_t *)src, src_size, first, count,
+                                   dst, dst_capacity, opts);
+}

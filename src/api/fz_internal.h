@@ -26,6 +26,10 @@ fz_status fz_cpu_compress(const fz_params *p, const fz_header *h,
 fz_status fz_cpu_decompress(const uint8_t *src, size_t src_size, void *dst,
                             size_t dst_capacity, const fz_decode_options *o,
                             size_t *decompressed_size);
+fz_status fz_cpu_decompress_range(const uint8_t *src, size_t src_size,
+                                  uint64_t first, uint64_t count, void *dst,
+                                  size_t dst_capacity,
+                                  const fz_decode_options *o);
 
 /* Whether decode options are valid (NULL is). */
 int fz_decode_options_valid(const fz_decode_options *o);

@@ -28,6 +28,7 @@ __all__ = [
     "compress",
     "compress_bound",
     "decompress",
+    "decompress_range",
     "inspect",
     "gpu_count",
     "codecs",
@@ -327,4 +328,32 @@ def decompress(stream, out=None, *, backend="auto", threads=0, verify=True):
         ctypes.byref(size),
     )
     _check(status, "decompress")
+    return dst
+
+
+def decompress_range(stream, first, count, *, threads=0, verify=True):
+    """Decode values [first, first + count) of a stream, in storage order
+    (the flat C order of the array `decompress` returns), into a new 1-D
+    array of the stream's dtype. Only the chunks holding them are decoded
+    and verified, on the CPU: random access at the cost of a few chunks.
+
+    Raises ValueError for a range past the end, FloatzError for a damaged
+    or foreign stream.
+    """
+    src = _readable_bytes(stream)
+    info = _inspect_raw(src)
+    dtype = np.dtype(np.float32 if info.params.dtype == _lib.F32 else np.float64)
+    total = info.original_bytes // dtype.itemsize
+    first, count = int(first), int(count)
+    if first < 0 or count < 0 or first > total or count > total - first:
+        raise ValueError(f"range {first}:{count} is outside the stream's {total} values")
+    dst = np.empty(count, dtype=dtype)
+    opts = _lib.DecodeOptions()
+    opts.flags = 0 if verify else _lib.DECODE_SKIP_CHECKSUM
+    opts.exec = _lib.EXEC_CPU
+    opts.threads = int(threads)
+    status = _lib.lib.fz_decompress_range(
+        src.ctypes.data, src.nbytes, first, count, dst.ctypes.data, dst.nbytes, ctypes.byref(opts)
+    )
+    _check(status, "decompress_range")
     return dst

@@ -104,6 +104,18 @@ _SIGNATURES = {
             _size_t_p,
         ],
     ),
+    "fz_decompress_range": (
+        ctypes.c_int,
+        [
+            ctypes.c_void_p,
+            ctypes.c_size_t,
+            ctypes.c_uint64,
+            ctypes.c_uint64,
+            ctypes.c_void_p,
+            ctypes.c_size_t,
+            ctypes.POINTER(DecodeOptions),
+        ],
+    ),
     "fz_inspect": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(Info)]),
     "fz_codec_name": (ctypes.c_char_p, [ctypes.c_int]),
     "fz_codec_from_name": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]),

@@ -78,6 +78,22 @@ class RoundTrip(unittest.TestCase):
                         self.assertLessEqual(len(blob), floatz.compress_bound(shape, dtype, codec))
                         self.assertTrue(same_bits(floatz.decompress(blob), a))
 
+    def test_ranges_equal_the_full_decode(self):
+        for codec in LOSSLESS:
+            for dtype in (np.float32, np.float64):
+                a = field((61, 1009), dtype, seed=3)  # several chunks of every codec
+                blob = floatz.compress(a, codec)
+                flat = floatz.decompress(blob).ravel()
+                n = flat.size
+                for first, count in [(0, n), (0, 0), (n, 0), (n - 1, 1), (4095, 2), (1024, 9000), (3, 1)]:
+                    with self.subTest(codec=codec, dtype=dtype.__name__, first=first, count=count):
+                        part = floatz.decompress_range(blob, first, count, threads=2)
+                        self.assertEqual(part.dtype, flat.dtype)
+                        self.assertTrue(same_bits(part, flat[first : first + count]))
+                for first, count in [(n, 1), (n + 1, 0), (-1, 2), (0, n + 1)]:
+                    with self.assertRaises(ValueError):
+                        floatz.decompress_range(blob, first, count)
+
     def test_specials_only(self):
         for codec in LOSSLESS:
             for dtype in (np.float32, np.float64):

@@ -1,0 +1,220 @@
+/* Random access (fz_decompress_range): for every codec and mode, values
+ * [first, first + count) decode to the same bytes as that slice of a full
+ * decode, at chunk boundaries and at random, with 1 and several threads,
+ * never writing past count values; ranges past the end, too small or NULL
+ * buffers are refused; a damaged chunk fails exactly the ranges that touch
+ * it. Run all groups, or one: test_range GROUP. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/format/fz_container.h"
+#include "pipeline_cases.h"
+#include "test_util.h"
+
+static unsigned cases_run;
+
+typedef struct range_stream {
+    uint8_t *bytes;
+    size_t size;
+    uint8_t *full; /* fz_decompress's output */
+    uint64_t n, chunk_values;
+    size_t esize;
+} range_stream;
+
+static range_stream make_range_stream(const fz_params *p, tu_gen gen,
+                                      uint64_t n) {
+    range_stream s;
+    s.n = n;
+    s.esize = tu_dtype_size(p->dtype);
+    void *src = tu_xmalloc(n * s.esize);
+    tu_fill(gen, p->dtype, src, n, 77 + n);
+    s.bytes = tu_compress(p, src, &s.size);
+    free(src);
+    fz_info info;
+    CHECK_OK(fz_inspect(s.bytes, s.size, &info));
+    s.chunk_values = info.chunk_bytes / s.esize;
+    s.full = (uint8_t *)tu_xmalloc(n * s.esize);
+    size_t got = 0;
+    fz_decode_options o = tu_decode_opts(1, 0);
+    CHECK_OK(fz_decompress(s.bytes, s.size, s.full, n * s.esize, &o, &got));
+    CHECK_EQ_U64(got, n * s.esize);
+    return s;
+}
+
+static void free_range_stream(range_stream *s) {
+    free(s->bytes);
+    free(s->full);
+}
+
+/* Decode [first, first + count) of `bytes` into a guarded buffer of
+ * exactly count values; on success it must equal the full decode's slice. */
+static fz_status range_checked(const range_stream *s, const uint8_t *bytes,
+                               uint64_t first, uint64_t count,
+                               int32_t threads) {
+    tu_buf dst = tu_buf_alloc((size_t)count * s->esize);
+    fz_decode_options o = tu_decode_opts(threads, 0);
+    fz_status st = fz_decompress_range(bytes, s->size, first, count, dst.data,
+                                       dst.capacity, &o);
+    CHECK(tu_guard_intact(&dst));
+    if (st == FZ_OK)
+        CHECK(memcmp(dst.data, s->full + first * s->esize,
+                     (size_t)count * s->esize) == 0);
+    tu_buf_free(&dst);
+    cases_run++;
+    return st;
+}
+
+/* Ranges starting and ending on, just before and just after chunk
+ * boundaries, the whole array, empty ones, and random ones. */
+static void check_ranges(const range_stream *s, uint64_t seed) {
+    const uint64_t n = s->n, cv = s->chunk_values;
+    CHECK_OK(range_checked(s, s->bytes, 0, n, 1));
+    CHECK_OK(range_checked(s, s->bytes, 0, n, 4));
+    CHECK_OK(range_checked(s, s->bytes, 0, 0, 1));
+    CHECK_OK(range_checked(s, s->bytes, n, 0, 1));
+    for (uint64_t b = 0; b <= n; b += cv) {
+        const uint64_t starts[] = {b, b ? b - 1 : 0, b + 1};
+        for (int k = 0; k < 3; k++) {
+            const uint64_t f = starts[k];
+            if (f >= n)
+                continue;
+            const uint64_t left = n - f;
+            const uint64_t counts[] = {1, cv - 1, cv, cv + 1, 2 * cv, left};
+            for (int j = 0; j < 6; j++)
+                if (counts[j] >= 1 && counts[j] <= left)
+                    CHECK_OK(range_checked(s, s->bytes, f, counts[j], 2));
+        }
+    }
+    tu_rng r = tu_rng_make(seed);
+    for (int i = 0; i < 40 && n > 0; i++) {
+        const uint64_t f = tu_below(&r, n);
+        const uint64_t c = 1 + tu_below(&r, n - f);
+        CHECK_OK(range_checked(s, s->bytes, f, c, 1 + (int32_t)(i % 3)));
+    }
+}
+
+/* 1: every configuration of the pipeline tests, plus lorenzo, at sizes
+ * of several chunks with a partial last one. */
+static void test_codecs(void) {
+    for (size_t k = 0; k < PC_CONFIG_COUNT; k++) {
+        const pc_config *c = &pc_configs[k];
+        tu_context("range %s", c->name);
+        fz_params p = pc_params(c, 1);
+        const uint64_t cv = pc_chunk_bytes(&p) / tu_dtype_size(c->dtype);
+        const uint64_t n = 5 * cv + cv / 3 + 1;
+        p = pc_params(c, n);
+        range_stream s = make_range_stream(&p, c->gen, n);
+        check_ranges(&s, 11 + k);
+        free_range_stream(&s);
+    }
+    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
+    for (int t = 0; t < 2; t++) { /* several slabs of a 3-D field */
+        tu_context("range lorenzo %s", tu_dtype_name(dtypes[t]));
+        fz_params p = tu_params(dtypes[t], 1, 0);
+        CHECK_OK(fz_params_set_shape(&p, 3, (const uint64_t[]){64, 64, 300}));
+        p.codec = FZ_CODEC_LORENZO;
+        p.mode = FZ_MODE_REL;
+        p.bound = 1e-3;
+        uint64_t n = 0;
+        CHECK_OK(fz_params_count(&p, &n, NULL));
+        range_stream s = make_range_stream(&p, TU_GEN_SMOOTH, n);
+        CHECK(s.chunk_values < n); /* more than one chunk */
+        check_ranges(&s, 99 + (uint64_t)t);
+        free_range_stream(&s);
+    }
+}
+
+/* 2: what is refused, with nothing written. */
+static void test_invalid(void) {
+    tu_context("range invalid");
+    fz_params p = tu_params(FZ_F32, 10000, 0);
+    range_stream s = make_range_stream(&p, TU_GEN_WAVE, 10000);
+    float one[2];
+    fz_decode_options o = tu_decode_opts(1, 0);
+    CHECK_STATUS(
+        fz_decompress_range(s.bytes, s.size, 10000, 1, one, sizeof one, &o),
+        FZ_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        fz_decompress_range(s.bytes, s.size, 10001, 0, one, sizeof one, &o),
+        FZ_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        fz_decompress_range(s.bytes, s.size, 9999, 2, one, sizeof one, &o),
+        FZ_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(fz_decompress_range(s.bytes, s.size, UINT64_MAX, 2, one,
+                                     sizeof one, &o),
+                 FZ_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(fz_decompress_range(s.bytes, s.size, 5, UINT64_MAX, one,
+                                     sizeof one, &o),
+                 FZ_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        fz_decompress_range(s.bytes, s.size, 5, 3, one, sizeof one, &o),
+        FZ_ERR_DST_TOO_SMALL);
+    CHECK_STATUS(fz_decompress_range(s.bytes, s.size, 5, 1, NULL, 0, &o),
+                 FZ_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(fz_decompress_range(NULL, s.size, 5, 1, one, sizeof one, &o),
+                 FZ_ERR_INVALID_ARGUMENT);
+    fz_decode_options bad = o;
+    bad.reserved[0] = 1;
+    CHECK_STATUS(
+        fz_decompress_range(s.bytes, s.size, 5, 1, one, sizeof one, &bad),
+        FZ_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(fz_decompress_range(s.bytes, 10, 5, 1, one, sizeof one, &o),
+                 FZ_ERR_TRUNCATED);
+    cases_run += 10;
+    free_range_stream(&s);
+}
+
+/* 3: one byte of chunk k's payload flipped: ranges that touch chunk k
+ * fail (data checksum or a decoding check), the others still decode
+ * exactly; a flipped table byte fails every range. */
+static void test_damage(void) {
+    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
+    for (int t = 0; t < 2; t++) {
+        tu_context("range damage %s", tu_dtype_name(dtypes[t]));
+        const uint64_t cv = tu_chunk_values(dtypes[t]), n = 6 * cv;
+        fz_params p = tu_params(dtypes[t], n, 0);
+        range_stream s = make_range_stream(&p, TU_GEN_SMOOTH, n);
+        fz_header h;
+        CHECK(fz_header_parse(s.bytes, s.size, &h) == FZS_OK);
+        const uint32_t entry = fz_table_entry_bytes(h.flags);
+        uint64_t at = fz_payload_offset(&h); /* chunk 3's first byte */
+        for (uint64_t c = 0; c < 3; c++)
+            at += fz_load32(s.bytes + FZ_HDR_BYTES + c * entry);
+        const size_t flip = (size_t)at + 40;
+        s.bytes[flip] ^= 0x10;
+        CHECK_OK(range_checked(&s, s.bytes, 0, 3 * cv, 2));
+        CHECK_OK(range_checked(&s, s.bytes, 4 * cv, 2 * cv, 2));
+        CHECK_OK(range_checked(&s, s.bytes, 3 * cv - 1, 1, 1));
+        CHECK(range_checked(&s, s.bytes, 3 * cv, 1, 1) != FZ_OK);
+        CHECK(range_checked(&s, s.bytes, 3 * cv - 1, 2, 1) != FZ_OK);
+        CHECK(range_checked(&s, s.bytes, 0, n, 3) != FZ_OK);
+        s.bytes[flip] ^= 0x10;
+        s.bytes[FZ_HDR_BYTES + 5 * entry] ^= 0x01; /* chunk 5's size */
+        CHECK_STATUS(range_checked(&s, s.bytes, 0, 1, 1),
+                     FZ_ERR_TABLE_CHECKSUM);
+        free_range_stream(&s);
+    }
+}
+
+int main(int argc, char **argv) {
+    const struct {
+        const char *name;
+        void (*run)(void);
+    } groups[] = {{"codecs", test_codecs},
+                  {"invalid", test_invalid},
+                  {"damage", test_damage}};
+    const size_t count = sizeof groups / sizeof groups[0];
+    int ran = 0;
+    for (size_t g = 0; g < count; g++)
+        if (argc < 2 || strcmp(argv[1], groups[g].name) == 0) {
+            groups[g].run();
+            ran = 1;
+        }
+    if (!ran) {
+        fprintf(stderr, "test_range: unknown group '%s'\n", argv[1]);
+        return 2;
+    }
+    printf("test_range: %u cases passed\n", cases_run);
+    return 0;
+}
