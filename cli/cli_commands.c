@@ -492,23 +492,44 @@ static int decompress_streaming(const cli_options *o, fz_exec exec,
     return rc;
 }
 
-/* --range: values [first, first + count) only (fz_decompress_range, on
- * the CPU): the stream is read whole, only the chunks holding them are
- * decoded. */
+/* The stream's header: from the head of a regular file, else (a pipe)
+ * from the whole stream, read into *stream. */
+static int range_source(const cli_options *o, int regular, cli_buffer *stream,
+                        fz_info *info) {
+    if (!regular)
+        return read_stream(o, stream, info);
+    uint8_t head[FZ_HEADER_BYTES];
+    size_t got = 0;
+    uint64_t file_size = 0;
+    int rc = cli_read_head(o->input, head, sizeof head, &got, &file_size);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    fz_status s = fz_inspect(head, got, info);
+    return s == FZ_OK ? check_expectations(o, info)
+                      : cli_status_error(o->input, s);
+}
+
+/* --range: values [first, first + count) only, on the CPU. From a regular
+ * file only the header, the chunk table and the chunks holding them are
+ * read (fz_decompress_range_file); a pipe is read whole. */
 static int decompress_range(const cli_options *o) {
     fz_info info;
-    cli_buffer stream, values;
-    int rc = read_stream(o, &stream, &info);
+    cli_buffer stream = {NULL, 0}, values;
+    uint64_t in_size = 0;
+    const int regular = regular_file(o->input, &in_size);
+    int rc = range_source(o, regular, &stream, &info);
     if (rc != CLI_EXIT_OK)
         return rc;
     const size_t esize = dtype_size(info.params.dtype);
-    const uint64_t count = o->range_count;
-    if (count > SIZE_MAX / esize) {
+    const uint64_t count = o->range_count, total = info.original_bytes / esize;
+    if (o->range_first > total || count > total - o->range_first) {
         cli_buffer_free(&stream);
-        cli_error("%s: --range: too many values for this machine", o->input);
+        cli_error("%s: --range %llu:%llu is past the stream's %llu values",
+                  o->input, (unsigned long long)o->range_first,
+                  (unsigned long long)count, (unsigned long long)total);
         return CLI_EXIT_FAIL;
     }
-    values.size = (size_t)count * esize;
+    values.size = (size_t)count * esize; /* count <= total: it fits */
     values.data = alloc_or_report(values.size ? values.size : 1, o->input);
     if (!values.data) {
         cli_buffer_free(&stream);
@@ -519,17 +540,13 @@ static int decompress_range(const cli_options *o) {
     opts.flags = o->skip_checksum ? FZ_DECODE_SKIP_CHECKSUM : 0;
     opts.threads = o->threads;
     const double start = cli_now();
-    fz_status s = fz_decompress_range(stream.data, stream.size, o->range_first,
+    fz_status s =
+        regular ? fz_decompress_range_file(o->input, o->range_first, count,
+                                           values.data, values.size, &opts)
+                : fz_decompress_range(stream.data, stream.size, o->range_first,
                                       count, values.data, values.size, &opts);
     const double seconds = cli_now() - start;
-    const uint64_t total = info.original_bytes / esize;
-    if (s == FZ_ERR_INVALID_ARGUMENT &&
-        (o->range_first > total || count > total - o->range_first)) {
-        cli_error("%s: --range %llu:%llu is past the stream's %llu values",
-                  o->input, (unsigned long long)o->range_first,
-                  (unsigned long long)count, (unsigned long long)total);
-        rc = CLI_EXIT_FAIL;
-    } else if (s != FZ_OK) {
+    if (s != FZ_OK) {
         cli_error("%s: decompression failed: %s", o->input,
                   fz_status_string(s));
         rc = CLI_EXIT_FAIL;

@@ -114,8 +114,7 @@ static void print_decompress_help(void) {
           "  --skip-checksum       do not verify the per-chunk checksums\n"
           "  --range FIRST:COUNT   only values FIRST..FIRST+COUNT-1 (storage\n"
           "                        order, dims[0] fastest): only the chunks\n"
-          "                        holding them are decoded (CPU; the file is\n"
-          "                        read whole)\n",
+          "                        holding them are read and decoded (CPU)\n",
           stdout);
     fputs(help_backend, stdout);
     fputs(help_common, stdout);

@@ -274,6 +274,20 @@ FZ_API fz_status fz_decompress_file(const char *src_path, const char *dst_path,
                                     fz_progress_fn progress, void *user,
                                     uint64_t *decompressed_size);
 
+/* Random access from a file (see fz_decompress_range): reads the header,
+ * the whole chunk table (validated) and the stored bytes of the chunks
+ * holding the range only; memory about those chunks' size. The FILE*
+ * form reads from the file's current position (the stream's start) and
+ * seeks, so it must be a regular file. I/O failures: FZ_ERR_IO. */
+FZ_API fz_status fz_decompress_range_fp(FILE *src_file, uint64_t first,
+                                        uint64_t count, void *dst,
+                                        size_t dst_capacity,
+                                        const fz_decode_options *opts);
+FZ_API fz_status fz_decompress_range_file(const char *src_path, uint64_t first,
+                                          uint64_t count, void *dst,
+                                          size_t dst_capacity,
+                                          const fz_decode_options *opts);
+
 /* ----------------------------------------------------- header inspection */
 typedef struct fz_info {
     fz_params params;       /* dtype, shape, codec, mode, bound, flags */

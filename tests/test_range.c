@@ -3,10 +3,13 @@
  * decode, at chunk boundaries and at random, with 1 and several threads,
  * never writing past count values; ranges past the end, too small or NULL
  * buffers are refused; a damaged chunk fails exactly the ranges that touch
- * it. Run all groups, or one: test_range GROUP. */
+ * it; the file forms read only what they need and agree. Run all groups,
+ * or one: test_range GROUP. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../src/format/fz_container.h"
 #include "pipeline_cases.h"
@@ -197,13 +200,85 @@ static void test_damage(void) {
     }
 }
 
+/* 4: from files: fz_decompress_range_file, and the FILE* form from the
+ * stream's position in a file that holds other bytes before it. */
+static void test_files(void) {
+    char path[64], cut[64];
+    snprintf(path, sizeof path, "test_range_%d.fz", (int)getpid());
+    snprintf(cut, sizeof cut, "test_range_%d_cut.fz", (int)getpid());
+    for (size_t k = 0; k < PC_CONFIG_COUNT; k += 3) {
+        const pc_config *c = &pc_configs[k];
+        tu_context("range file %s", c->name);
+        fz_params p = pc_params(c, 1);
+        const uint64_t cv = pc_chunk_bytes(&p) / tu_dtype_size(c->dtype);
+        const uint64_t n = 4 * cv + 5;
+        p = pc_params(c, n);
+        range_stream s = make_range_stream(&p, c->gen, n);
+        FILE *f = fopen(path, "wb");
+        CHECK(f != NULL);
+        CHECK(fwrite("junk", 1, 4, f) == 4); /* the stream starts at 4 */
+        CHECK(fwrite(s.bytes, 1, s.size, f) == s.size);
+        CHECK(fclose(f) == 0);
+        const uint64_t ranges[][2] = {{0, n},    {0, 0},     {cv - 1, 2},
+                                      {cv, cv},  {n - 1, 1}, {2 * cv + 3, 1},
+                                      {1, n - 1}};
+        for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
+            const uint64_t first = ranges[r][0], count = ranges[r][1];
+            tu_buf dst = tu_buf_alloc((size_t)count * s.esize);
+            fz_decode_options o = tu_decode_opts(2, 0);
+            f = fopen(path, "rb");
+            CHECK(f != NULL && fseek(f, 4, SEEK_SET) == 0);
+            CHECK_OK(fz_decompress_range_fp(f, first, count, dst.data,
+                                            dst.capacity, &o));
+            fclose(f);
+            CHECK(tu_guard_intact(&dst));
+            CHECK(memcmp(dst.data, s.full + first * s.esize,
+                         (size_t)count * s.esize) == 0);
+            tu_buf_free(&dst);
+            cases_run++;
+        }
+        /* the path form: the stream alone in a file */
+        f = fopen(cut, "wb");
+        CHECK(f != NULL && fwrite(s.bytes, 1, s.size, f) == s.size);
+        CHECK(fclose(f) == 0);
+        uint8_t *one = (uint8_t *)tu_xmalloc(s.esize);
+        fz_decode_options o = tu_decode_opts(1, 0);
+        CHECK_OK(fz_decompress_range_file(cut, n - 2, 1, one, s.esize, &o));
+        CHECK(memcmp(one, s.full + (n - 2) * s.esize, s.esize) == 0);
+        CHECK_STATUS(fz_decompress_range_file(cut, n, 1, one, s.esize, &o),
+                     FZ_ERR_INVALID_ARGUMENT);
+        /* truncated: the last chunk's bytes missing */
+        f = fopen(cut, "wb");
+        CHECK(f != NULL && fwrite(s.bytes, 1, s.size - 1, f) == s.size - 1);
+        CHECK(fclose(f) == 0);
+        CHECK(fz_decompress_range_file(cut, n - 1, 1, one, s.esize, &o) !=
+              FZ_OK);
+        free(one);
+        cases_run += 3;
+        free_range_stream(&s);
+    }
+    float v;
+    fz_decode_options o = tu_decode_opts(1, 0);
+    CHECK_STATUS(
+        fz_decompress_range_file("no/such/file.fz", 0, 1, &v, sizeof v, &o),
+        FZ_ERR_IO);
+    CHECK_STATUS(fz_decompress_range_fp(NULL, 0, 1, &v, sizeof v, &o),
+                 FZ_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(fz_decompress_range_file(NULL, 0, 1, &v, sizeof v, &o),
+                 FZ_ERR_INVALID_ARGUMENT);
+    cases_run += 3;
+    remove(path);
+    remove(cut);
+}
+
 int main(int argc, char **argv) {
     const struct {
         const char *name;
         void (*run)(void);
     } groups[] = {{"codecs", test_codecs},
                   {"invalid", test_invalid},
-                  {"damage", test_damage}};
+                  {"damage", test_damage},
+                  {"files", test_files}};
     const size_t count = sizeof groups / sizeof groups[0];
     int ran = 0;
     for (size_t g = 0; g < count; g++)

@@ -141,6 +141,8 @@ expect_rc 0 "decompress --range across chunks" \
     decompress -i f64.fz -o r.raw --range 2040:5000
 tail -c +$((2040 * 8 + 1)) f64.raw | head -c $((5000 * 8)) >slice.raw
 check "--range gives that slice of the full decode" cmp -s r.raw slice.raw
+cat f64.fz | "$FLOATZ" decompress -q -i /dev/stdin -o rp.raw --range 2040:5000
+check "--range from a pipe (read whole) gives the same slice" cmp -s rp.raw slice.raw
 expect_rc 0 "decompress --range to text" \
     decompress -i f32.fz -o r.txt --range 99990:10
 tail -n 10 f32.txt >last10.txt

@@ -260,17 +260,24 @@ fz_status fz_compress_fp(const fz_params *p, FILE *src_file, FILE *dst_file,
 
 /* ------------------------------------------------------------ decompress */
 
-/* Validate the whole table and the padding, reading them in pieces. */
+/* Validate the whole table and the padding, reading them in pieces;
+ * *payload_before gets where chunk at_chunk's payload starts (relative to
+ * the payload). */
 static fz_status scan_table(FILE *in, uint64_t in_base, const fz_header *h,
-                            uint64_t avail, uint8_t *buf) {
+                            uint64_t avail, uint8_t *buf, uint64_t at_chunk,
+                            uint64_t *payload_before) {
     const uint32_t entry = fz_table_entry_bytes(h->flags);
     fz_table_scan t = {0, 0, 0, 0};
+    *payload_before = 0;
     fz_status s = seek_to(in, in_base + FZ_HDR_BYTES);
     for (uint64_t c = 0; s == FZ_OK && c < h->chunk_count;
          c += TABLE_PIECE_CHUNKS) {
         uint64_t n = h->chunk_count - c;
         n = n < TABLE_PIECE_CHUNKS ? n : TABLE_PIECE_CHUNKS;
         s = read_exact(in, buf, (size_t)(n * entry), FZ_ERR_TRUNCATED);
+        if (s == FZ_OK && at_chunk >= c && at_chunk < c + n)
+            *payload_before =
+                t.payload + fz_entries_payload(h, buf, at_chunk - c);
         if (s == FZ_OK)
             fz_table_scan_add(h, &t, buf, n);
     }
@@ -295,37 +302,57 @@ typedef struct decompress_state {
     size_t sub_cap;
 } decompress_state;
 
-/* Build batch b's stand-alone stream from the file, decode, write. */
-static fz_status decompress_batch(const fz_batch_plan *plan, uint64_t b,
-                                  const fz_decode_options *opts,
-                                  decompress_state *st) {
-    const fz_header *h = &plan->h;
-    uint64_t first, count, first_byte, bytes;
-    fz_plan_batch(plan, b, &first, &count, &first_byte, &bytes);
+/* Bytes a stand-alone stream of `count` chunks of h can take. */
+static uint64_t sub_stream_capacity(const fz_header *h, uint64_t count) {
+    return fz_align_up(FZ_HDR_BYTES + count * fz_table_entry_bytes(h->flags),
+                       FZ_PAYLOAD_ALIGN) +
+           count * h->chunk_bytes;
+}
+
+/* The stand-alone stream of chunks [first, first + count) of the file's
+ * stream h (at in_base), whose payload starts payload_pos bytes into h's,
+ * into buf (sub_stream_capacity bytes); *size gets its length and
+ * *payload the bytes of payload it read. */
+static fz_status read_sub_stream(FILE *in, uint64_t in_base, const fz_header *h,
+                                 uint64_t first, uint64_t count,
+                                 uint64_t payload_pos, uint8_t *buf,
+                                 uint64_t *size, uint64_t *payload) {
     const uint32_t entry = fz_table_entry_bytes(h->flags);
-    uint8_t *entries = st->sub_buf + FZ_HDR_BYTES;
-    fz_status s = read_at(st->in, st->in_base + FZ_HDR_BYTES + first * entry,
-                          entries, (size_t)(count * entry), FZ_ERR_TRUNCATED);
+    uint8_t *entries = buf + FZ_HDR_BYTES;
+    fz_status s = read_at(in, in_base + FZ_HDR_BYTES + first * entry, entries,
+                          (size_t)(count * entry), FZ_ERR_TRUNCATED);
     if (s != FZ_OK)
         return s;
-    const uint64_t payload = fz_entries_payload(h, entries, count);
-    fz_sub_header(h, first, count, entries, payload, st->sub_buf);
+    *payload = fz_entries_payload(h, entries, count);
+    fz_sub_header(h, first, count, entries, *payload, buf);
     fz_header sh;
     /* the table was validated; a file changed since fails here */
-    if (payload > bytes ||
-        fz_header_parse(st->sub_buf, FZ_HDR_BYTES, &sh) != FZS_OK)
+    if (*payload > count * h->chunk_bytes ||
+        fz_header_parse(buf, FZ_HDR_BYTES, &sh) != FZS_OK)
         return FZ_ERR_CORRUPT_CHUNK;
     const uint64_t sub_off = fz_payload_offset(&sh);
     memset(entries + count * entry, 0,
            (size_t)(sub_off - FZ_HDR_BYTES - count * entry));
-    s = read_at(st->in, st->in_base + fz_payload_offset(h) + st->payload_pos,
-                st->sub_buf + sub_off, (size_t)payload, FZ_ERR_TRUNCATED);
+    *size = sub_off + *payload;
+    return read_at(in, in_base + fz_payload_offset(h) + payload_pos,
+                   buf + sub_off, (size_t)*payload, FZ_ERR_TRUNCATED);
+}
+
+/* Build batch b's stand-alone stream from the file, decode, write. */
+static fz_status decompress_batch(const fz_batch_plan *plan, uint64_t b,
+                                  const fz_decode_options *opts,
+                                  decompress_state *st) {
+    uint64_t first, count, first_byte, bytes, size = 0, payload = 0;
+    fz_plan_batch(plan, b, &first, &count, &first_byte, &bytes);
+    fz_status s =
+        read_sub_stream(st->in, st->in_base, &plan->h, first, count,
+                        st->payload_pos, st->sub_buf, &size, &payload);
     if (s != FZ_OK)
         return s;
     st->payload_pos += payload;
     size_t got = 0;
-    s = fz_decompress(st->sub_buf, (size_t)(sub_off + payload), st->out_buf,
-                      (size_t)bytes, opts, &got);
+    s = fz_decompress(st->sub_buf, (size_t)size, st->out_buf, (size_t)bytes,
+                      opts, &got);
     if (s == FZ_OK &&
         (got != bytes || fwrite(st->out_buf, 1, got, st->out) != got))
         s = FZ_ERR_IO;
@@ -393,25 +420,80 @@ fz_status fz_decompress_fp(FILE *src_file, FILE *dst_file,
                        &plan);
     decompress_state st = {src_file, dst_file, base, 0, NULL, NULL, 0};
     const uint64_t max_bytes = plan.chunks_per_batch * h.chunk_bytes;
-    const uint64_t max_table =
-        plan.chunks_per_batch * fz_table_entry_bytes(h.flags);
-    st.sub_cap =
-        (size_t)(fz_align_up(FZ_HDR_BYTES + max_table, FZ_PAYLOAD_ALIGN) +
-                 max_bytes);
+    st.sub_cap = (size_t)sub_stream_capacity(&h, plan.chunks_per_batch);
     const size_t scan_bytes = TABLE_PIECE_CHUNKS * 8;
     st.sub_buf =
         (uint8_t *)malloc(st.sub_cap > scan_bytes ? st.sub_cap : scan_bytes);
     st.out_buf = (uint8_t *)malloc((size_t)max_bytes);
     if (!st.sub_buf || !st.out_buf)
         s = FZ_ERR_OUT_OF_MEMORY;
+    uint64_t unused = 0;
     if (s == FZ_OK)
-        s = scan_table(src_file, base, &h, avail, st.sub_buf);
+        s = scan_table(src_file, base, &h, avail, st.sub_buf, 0, &unused);
     if (s == FZ_OK)
         s = decompress_batches(&plan, opts, &st, progress, user);
     free(st.sub_buf);
     free(st.out_buf);
     if (s == FZ_OK)
         *decompressed_size = h.original_bytes;
+    return s;
+}
+
+/* Random access from a file: the header and the whole table are read and
+ * validated, then only the chunks holding the range are read, as a
+ * stand-alone stream decoded by fz_decompress_range. */
+fz_status fz_decompress_range_fp(FILE *src_file, uint64_t first, uint64_t count,
+                                 void *dst, size_t dst_capacity,
+                                 const fz_decode_options *opts) {
+    if (!src_file || !fz_decode_options_valid(opts))
+        return FZ_ERR_INVALID_ARGUMENT;
+    fz_header h;
+    uint64_t base = 0, avail = 0;
+    fz_status s = read_stream_header(src_file, &h, &base, &avail);
+    if (s != FZ_OK)
+        return s;
+    const uint64_t esize = fz_dtype_size(h.dtype);
+    const uint64_t values = h.original_bytes / esize;
+    if (first > values || count > values - first)
+        return FZ_ERR_INVALID_ARGUMENT;
+    if (dst_capacity / esize < count || (!dst && count))
+        return dst ? FZ_ERR_DST_TOO_SMALL : FZ_ERR_INVALID_ARGUMENT;
+    const uint64_t c0 = count ? first * esize / h.chunk_bytes : 0;
+    const uint64_t n =
+        count ? ((first + count) * esize - 1) / h.chunk_bytes - c0 + 1 : 0;
+    const uint64_t cap = sub_stream_capacity(&h, n);
+    const size_t scan_bytes = TABLE_PIECE_CHUNKS * 8;
+    if (cap > SIZE_MAX)
+        return FZ_ERR_OUT_OF_MEMORY;
+    uint8_t *buf =
+        (uint8_t *)malloc((size_t)(cap > scan_bytes ? cap : scan_bytes));
+    if (!buf)
+        return FZ_ERR_OUT_OF_MEMORY;
+    uint64_t payload_pos = 0, size = 0, payload = 0;
+    s = scan_table(src_file, base, &h, avail, buf, c0, &payload_pos);
+    if (s == FZ_OK && n)
+        s = read_sub_stream(src_file, base, &h, c0, n, payload_pos, buf, &size,
+                            &payload);
+    if (s == FZ_OK && n)
+        s = fz_decompress_range(buf, (size_t)size,
+                                first - c0 * (h.chunk_bytes / esize), count,
+                                dst, dst_capacity, opts);
+    free(buf);
+    return s;
+}
+
+fz_status fz_decompress_range_file(const char *src_path, uint64_t first,
+                                   uint64_t count, void *dst,
+                                   size_t dst_capacity,
+                                   const fz_decode_options *opts) {
+    if (!src_path)
+        return FZ_ERR_INVALID_ARGUMENT;
+    FILE *f = fopen(src_path, "rb");
+    if (!f)
+        return FZ_ERR_IO;
+    fz_status s =
+        fz_decompress_range_fp(f, first, count, dst, dst_capacity, opts);
+    fclose(f);
     return s;
 }
 
