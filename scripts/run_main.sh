@@ -25,6 +25,11 @@ for t in f32 f64; do
     cmp "$work/smooth.$t" "$work/smooth.$t.out"
     echo "== generated smooth3d 256x256x128 $t: file round trip identical," \
         "$(stat -c %s "$work/smooth.$t") -> $(stat -c %s "$work/smooth.$t.fz") bytes"
+    es=$([ "$t" = f32 ] && echo 4 || echo 8)
+    "$fz" decompress -q -i "$work/smooth.$t.fz" -o "$work/part.$t" --range 1000000:5000
+    tail -c +$((1000000 * es + 1)) "$work/smooth.$t" | head -c $((5000 * es)) |
+        cmp - "$work/part.$t"
+    echo "== random access: values 1000000..1004999 decoded alone (--range), identical"
     "$fz" verify -t "$t" -3 256 256 128 -i "$work/smooth.$t"
     echo "== generated smooth3d $t, lossy: error bound 1e-3 x value range"
     "$fz" verify -t "$t" -3 256 256 128 -M REL -e 1e-3 -i "$work/smooth.$t"
