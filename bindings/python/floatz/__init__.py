@@ -16,6 +16,7 @@ several Python threads can compress at once.
 """
 
 import ctypes
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -337,11 +338,22 @@ def decompress_range(stream, first, count, *, threads=0, verify=True):
     array of the stream's dtype. Only the chunks holding them are decoded
     and verified, on the CPU: random access at the cost of a few chunks.
 
+    stream: a bytes-like object, or a path (str or os.PathLike) to a file
+    holding one stream, of which only the header, the chunk table and the
+    chunks holding the range are read.
+
     Raises ValueError for a range past the end, FloatzError for a damaged
-    or foreign stream.
+    or foreign stream, OSError for a file that cannot be read.
     """
-    src = _readable_bytes(stream)
-    info = _inspect_raw(src)
+    path = None
+    if isinstance(stream, (str, os.PathLike)):
+        path = os.fsencode(stream)
+        with open(stream, "rb") as f:
+            head = np.frombuffer(f.read(_lib.HEADER_BYTES), dtype=np.uint8)
+        info = _inspect_raw(head)
+    else:
+        src = _readable_bytes(stream)
+        info = _inspect_raw(src)
     dtype = np.dtype(np.float32 if info.params.dtype == _lib.F32 else np.float64)
     total = info.original_bytes // dtype.itemsize
     first, count = int(first), int(count)
@@ -352,8 +364,13 @@ def decompress_range(stream, first, count, *, threads=0, verify=True):
     opts.flags = 0 if verify else _lib.DECODE_SKIP_CHECKSUM
     opts.exec = _lib.EXEC_CPU
     opts.threads = int(threads)
-    status = _lib.lib.fz_decompress_range(
-        src.ctypes.data, src.nbytes, first, count, dst.ctypes.data, dst.nbytes, ctypes.byref(opts)
-    )
+    if path is not None:
+        status = _lib.lib.fz_decompress_range_file(
+            path, first, count, dst.ctypes.data, dst.nbytes, ctypes.byref(opts)
+        )
+    else:
+        status = _lib.lib.fz_decompress_range(
+            src.ctypes.data, src.nbytes, first, count, dst.ctypes.data, dst.nbytes, ctypes.byref(opts)
+        )
     _check(status, "decompress_range")
     return dst

@@ -25,6 +25,7 @@ F32, F64 = 1, 2
 EXEC_CPU, EXEC_GPU = 0, 1
 FLAG_NO_CHECKSUM = 1
 DECODE_SKIP_CHECKSUM = 1
+HEADER_BYTES = 128  # FZ_HEADER_BYTES: enough for fz_inspect
 
 
 class Params(ctypes.Structure):
@@ -109,6 +110,17 @@ _SIGNATURES = {
         [
             ctypes.c_void_p,
             ctypes.c_size_t,
+            ctypes.c_uint64,
+            ctypes.c_uint64,
+            ctypes.c_void_p,
+            ctypes.c_size_t,
+            ctypes.POINTER(DecodeOptions),
+        ],
+    ),
+    "fz_decompress_range_file": (
+        ctypes.c_int,
+        [
+            ctypes.c_char_p,
             ctypes.c_uint64,
             ctypes.c_uint64,
             ctypes.c_void_p,

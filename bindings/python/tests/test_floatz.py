@@ -93,6 +93,15 @@ class RoundTrip(unittest.TestCase):
                 for first, count in [(n, 1), (n + 1, 0), (-1, 2), (0, n + 1)]:
                     with self.assertRaises(ValueError):
                         floatz.decompress_range(blob, first, count)
+                with tempfile.TemporaryDirectory() as d:  # from a file: the same
+                    path = os.path.join(d, "a.fz")
+                    with open(path, "wb") as f:
+                        f.write(blob)
+                    for first, count in [(0, n), (4095, 2), (n - 1, 1)]:
+                        part = floatz.decompress_range(path, first, count)
+                        self.assertTrue(same_bits(part, flat[first : first + count]))
+                    with self.assertRaises(ValueError):
+                        floatz.decompress_range(path, n, 1)
 
     def test_specials_only(self):
         for codec in LOSSLESS:
