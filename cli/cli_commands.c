@@ -555,10 +555,10 @@ static int decompress_range(const cli_options *o) {
         if (rc == CLI_EXIT_OK && !o->quiet)
             fprintf(stderr,
                     "floatz: %s -> %s: values %llu..%llu of %llu (%zu "
-                    "bytes, cpu, %.3f s)\n",
+                    "bytes, cpu, %.2f ms)\n",
                     o->input, o->output, (unsigned long long)o->range_first,
                     (unsigned long long)(o->range_first + count),
-                    (unsigned long long)total, values.size, seconds);
+                    (unsigned long long)total, values.size, seconds * 1e3);
     }
     cli_buffer_free(&values);
     cli_buffer_free(&stream);
