@@ -343,6 +343,17 @@ fz_status fz_cpu_decompress(const uint8_t *src, size_t src_size, void *dst,
     return FZ_OK;
 }
 
+fz_status fz_check_range(const fz_header *h, uint64_t first, uint64_t count,
+                         const void *dst, size_t dst_capacity) {
+    const uint64_t esize = fz_dtype_size(h->dtype);
+    const uint64_t values = h->original_bytes / esize;
+    if (first > values || count > values - first)
+        return FZ_ERR_INVALID_ARGUMENT;
+    if (dst_capacity / esize < count || (!dst && count))
+        return dst ? FZ_ERR_DST_TOO_SMALL : FZ_ERR_INVALID_ARGUMENT;
+    return FZ_OK;
+}
+
 /* Values [first, first + count) only: the chunks that hold them are
  * decoded (each into a chunk-sized buffer of its thread, as the range
  * need not start on a chunk boundary) and verified; the rest of the
@@ -358,20 +369,12 @@ fz_status fz_cpu_decompress_range(const uint8_t *src, size_t src_size,
     fz_status s = validate_stream(src, src_size, &h, &codec, &offs);
     if (s != FZ_OK)
         return s;
+    s = fz_check_range(&h, first, count, dst, dst_capacity);
+    if (s != FZ_OK || count == 0) {
+        free(offs);
+        return s;
+    }
     const uint64_t esize = fz_dtype_size(h.dtype);
-    const uint64_t values = h.original_bytes / esize;
-    if (first > values || count > values - first) {
-        free(offs);
-        return FZ_ERR_INVALID_ARGUMENT;
-    }
-    if (dst_capacity / esize < count || (!dst && count)) {
-        free(offs);
-        return dst ? FZ_ERR_DST_TOO_SMALL : FZ_ERR_INVALID_ARGUMENT;
-    }
-    if (count == 0) {
-        free(offs);
-        return FZ_OK;
-    }
     const int verify = (h.flags & FZ_HDR_FLAG_CHECKSUMS) &&
                        !(o && (o->flags & FZ_DECODE_SKIP_CHECKSUM));
     const uint64_t begin = first * esize, end = (first + count) * esize;

@@ -450,14 +450,11 @@ fz_status fz_decompress_range_fp(FILE *src_file, uint64_t first, uint64_t count,
     fz_header h;
     uint64_t base = 0, avail = 0;
     fz_status s = read_stream_header(src_file, &h, &base, &avail);
+    if (s == FZ_OK)
+        s = fz_check_range(&h, first, count, dst, dst_capacity);
     if (s != FZ_OK)
         return s;
     const uint64_t esize = fz_dtype_size(h.dtype);
-    const uint64_t values = h.original_bytes / esize;
-    if (first > values || count > values - first)
-        return FZ_ERR_INVALID_ARGUMENT;
-    if (dst_capacity / esize < count || (!dst && count))
-        return dst ? FZ_ERR_DST_TOO_SMALL : FZ_ERR_INVALID_ARGUMENT;
     const uint64_t c0 = count ? first * esize / h.chunk_bytes : 0;
     const uint64_t n =
         count ? ((first + count) * esize - 1) / h.chunk_bytes - c0 + 1 : 0;

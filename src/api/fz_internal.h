@@ -26,6 +26,10 @@ fz_status fz_cpu_compress(const fz_params *p, const fz_header *h,
 fz_status fz_cpu_decompress(const uint8_t *src, size_t src_size, void *dst,
                             size_t dst_capacity, const fz_decode_options *o,
                             size_t *decompressed_size);
+/* Whether values [first, first + count) exist in h's stream and fit in
+ * dst: FZ_OK, FZ_ERR_INVALID_ARGUMENT or FZ_ERR_DST_TOO_SMALL. */
+fz_status fz_check_range(const fz_header *h, uint64_t first, uint64_t count,
+                         const void *dst, size_t dst_capacity);
 fz_status fz_cpu_decompress_range(const uint8_t *src, size_t src_size,
                                   uint64_t first, uint64_t count, void *dst,
                                   size_t dst_capacity,
