@@ -210,6 +210,17 @@ static int compress_array(const cli_options *o, const fz_params *p,
     return CLI_EXIT_OK;
 }
 
+/* The decode options the command line asks for. */
+static fz_decode_options decode_options(const cli_options *o, fz_exec exec) {
+    fz_decode_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.flags = o->skip_checksum ? FZ_DECODE_SKIP_CHECKSUM : 0;
+    opts.exec = exec;
+    opts.threads = o->threads;
+    opts.gpu_streams = o->gpu_streams;
+    return opts;
+}
+
 static int decompress_stream(const cli_options *o, fz_exec exec,
                              const cli_buffer *stream, const fz_info *info,
                              cli_buffer *out, int prefault, double *seconds) {
@@ -224,12 +235,7 @@ static int decompress_stream(const cli_options *o, fz_exec exec,
         return CLI_EXIT_FAIL;
     if (prefault)
         memset(out->data, 0, bytes);
-    fz_decode_options opts;
-    memset(&opts, 0, sizeof opts);
-    opts.flags = o->skip_checksum ? FZ_DECODE_SKIP_CHECKSUM : 0;
-    opts.exec = exec;
-    opts.threads = o->threads;
-    opts.gpu_streams = o->gpu_streams;
+    fz_decode_options opts = decode_options(o, exec);
     double start = cli_now();
     fz_status s = fz_decompress(stream->data, stream->size, out->data, bytes,
                                 &opts, &out->size);
@@ -473,12 +479,7 @@ static int decompress_streaming(const cli_options *o, fz_exec exec,
     rc = check_expectations(o, &info);
     if (rc != CLI_EXIT_OK)
         return rc;
-    fz_decode_options opts;
-    memset(&opts, 0, sizeof opts);
-    opts.flags = o->skip_checksum ? FZ_DECODE_SKIP_CHECKSUM : 0;
-    opts.exec = exec;
-    opts.threads = o->threads;
-    opts.gpu_streams = o->gpu_streams;
+    fz_decode_options opts = decode_options(o, exec);
     uint64_t out_size = 0;
     double seconds = 0;
     rc = stream_files(o, "decompressing", in_size, call_decompress, &opts,
@@ -535,10 +536,7 @@ static int decompress_range(const cli_options *o) {
         cli_buffer_free(&stream);
         return CLI_EXIT_FAIL;
     }
-    fz_decode_options opts;
-    memset(&opts, 0, sizeof opts);
-    opts.flags = o->skip_checksum ? FZ_DECODE_SKIP_CHECKSUM : 0;
-    opts.threads = o->threads;
+    fz_decode_options opts = decode_options(o, FZ_EXEC_CPU);
     const double start = cli_now();
     fz_status s =
         regular ? fz_decompress_range_file(o->input, o->range_first, count,

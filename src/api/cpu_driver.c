@@ -303,44 +303,55 @@ static int decode_one(const fz_codec_cpu *codec, const fz_header *h,
     return FZS_OK;
 }
 
-fz_status fz_cpu_decompress(const uint8_t *src, size_t src_size, void *dst,
-                            size_t dst_capacity, const fz_decode_options *o,
-                            size_t *decompressed_size) {
-    fz_header h;
-    const fz_codec_cpu *codec = NULL;
-    uint64_t *offs = NULL;
-    fz_status s = validate_stream(src, src_size, &h, &codec, &offs);
-    if (s != FZ_OK)
-        return s;
-    if (dst_capacity < h.original_bytes || (!dst && h.original_bytes)) {
-        free(offs);
-        return dst ? FZ_ERR_DST_TOO_SMALL : FZ_ERR_INVALID_ARGUMENT;
-    }
-    const int verify = (h.flags & FZ_HDR_FLAG_CHECKSUMS) &&
+/* Bytes [begin, end) of the stream's data (multiples of the element
+ * size, begin < end) into dst: the chunks wholly inside go straight to
+ * their place, the one or two the range cuts through a chunk-sized buffer
+ * of their thread. The first failing chunk in chunk order is reported, so
+ * the status does not depend on the threads. */
+static fz_status decode_span(const fz_codec_cpu *codec, const fz_header *h,
+                             const uint8_t *src, const uint64_t *offs,
+                             uint64_t begin, uint64_t end, uint8_t *dst,
+                             const fz_decode_options *o) {
+    const int verify = (h->flags & FZ_HDR_FLAG_CHECKSUMS) &&
                        !(o && (o->flags & FZ_DECODE_SKIP_CHECKSUM));
-    const int threads = fz_thread_count(o ? o->threads : 0);
-    /* Report the first failing chunk in chunk order: deterministic. */
+    const int64_t c0 = (int64_t)(begin / h->chunk_bytes),
+                  c1 = (int64_t)((end - 1) / h->chunk_bytes);
+    int threads = fz_thread_count(o ? o->threads : 0);
+    if (threads > c1 - c0 + 1)
+        threads = (int)(c1 - c0 + 1);
+    /* chunks a thread takes at a time: 4 when there are many */
+    const int grain = c1 - c0 + 1 >= 16 * (int64_t)threads ? 4 : 1;
     uint64_t bad_chunk = UINT64_MAX;
     int bad_status = FZS_OK;
-    const int64_t n = (int64_t)h.chunk_count;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 4)
-    for (int64_t c = 0; c < n; c++) {
-        int cs =
-            decode_one(codec, &h, src, offs, (uint64_t)c,
-                       (uint8_t *)dst + (uint64_t)c * h.chunk_bytes, verify);
-        if (cs != FZS_OK) {
+#pragma omp parallel num_threads(threads)
+    {
+        uint8_t *cut = NULL; /* this thread's buffer for a cut chunk */
+#pragma omp for schedule(dynamic, grain)
+        for (int64_t c = c0; c <= c1; c++) {
+            const uint64_t at = (uint64_t)c * h->chunk_bytes;
+            const uint64_t stop = at + fz_chunk_raw_bytes(h, (uint64_t)c);
+            const uint64_t lo = at > begin ? at : begin;
+            const uint64_t hi = stop < end ? stop : end;
+            const int whole = lo == at && hi == stop;
+            if (!whole && !cut)
+                cut = (uint8_t *)malloc(h->chunk_bytes);
+            uint8_t *out = whole ? dst + (at - begin) : cut;
+            int cs =
+                out ? decode_one(codec, h, src, offs, (uint64_t)c, out, verify)
+                    : FZS_OUT_OF_MEMORY;
+            if (cs == FZS_OK && !whole)
+                memcpy(dst + (lo - begin), cut + (lo - at), (size_t)(hi - lo));
+            if (cs != FZS_OK) {
 #pragma omp critical(fz_decode_error)
-            if ((uint64_t)c < bad_chunk) {
-                bad_chunk = (uint64_t)c;
-                bad_status = cs;
+                if ((uint64_t)c < bad_chunk) {
+                    bad_chunk = (uint64_t)c;
+                    bad_status = cs;
+                }
             }
         }
+        free(cut);
     }
-    free(offs);
-    if (bad_status != FZS_OK)
-        return (fz_status)bad_status;
-    *decompressed_size = (size_t)h.original_bytes;
-    return FZ_OK;
+    return (fz_status)bad_status;
 }
 
 fz_status fz_check_range(const fz_header *h, uint64_t first, uint64_t count,
@@ -354,62 +365,49 @@ fz_status fz_check_range(const fz_header *h, uint64_t first, uint64_t count,
     return FZ_OK;
 }
 
-/* Values [first, first + count) only: the chunks that hold them are
- * decoded (each into a chunk-sized buffer of its thread, as the range
- * need not start on a chunk boundary) and verified; the rest of the
- * payload is not read. The header and the whole chunk table are still
- * validated (table hash), as every decode does. */
-fz_status fz_cpu_decompress_range(const uint8_t *src, size_t src_size,
-                                  uint64_t first, uint64_t count, void *dst,
-                                  size_t dst_capacity,
-                                  const fz_decode_options *o) {
+/* Values [first, first + count) into dst: the whole array for
+ * fz_decompress, a range for fz_decompress_range (only the chunks that
+ * hold it are read and verified). The header and the whole chunk table
+ * are validated (table hash) either way. */
+static fz_status decompress_values(const uint8_t *src, size_t src_size,
+                                   int whole, uint64_t first, uint64_t count,
+                                   void *dst, size_t dst_capacity,
+                                   const fz_decode_options *o,
+                                   uint64_t *bytes) {
     fz_header h;
     const fz_codec_cpu *codec = NULL;
     uint64_t *offs = NULL;
     fz_status s = validate_stream(src, src_size, &h, &codec, &offs);
     if (s != FZ_OK)
         return s;
-    s = fz_check_range(&h, first, count, dst, dst_capacity);
-    if (s != FZ_OK || count == 0) {
-        free(offs);
-        return s;
-    }
     const uint64_t esize = fz_dtype_size(h.dtype);
-    const int verify = (h.flags & FZ_HDR_FLAG_CHECKSUMS) &&
-                       !(o && (o->flags & FZ_DECODE_SKIP_CHECKSUM));
-    const uint64_t begin = first * esize, end = (first + count) * esize;
-    const int64_t c0 = (int64_t)(begin / h.chunk_bytes),
-                  c1 = (int64_t)((end - 1) / h.chunk_bytes);
-    int threads = fz_thread_count(o ? o->threads : 0);
-    if (threads > c1 - c0 + 1)
-        threads = (int)(c1 - c0 + 1);
-    uint64_t bad_chunk = UINT64_MAX;
-    int bad_status = FZS_OK;
-#pragma omp parallel num_threads(threads)
-    {
-        uint8_t *chunk = (uint8_t *)malloc(h.chunk_bytes);
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t c = c0; c <= c1; c++) {
-            int cs = chunk ? decode_one(codec, &h, src, offs, (uint64_t)c,
-                                        chunk, verify)
-                           : FZS_OUT_OF_MEMORY;
-            if (cs == FZS_OK) { /* the part of [begin, end) in chunk c */
-                const uint64_t at = (uint64_t)c * h.chunk_bytes;
-                const uint64_t lo = at > begin ? at : begin;
-                const uint64_t hi_end = at + fz_chunk_raw_bytes(&h, c);
-                const uint64_t hi = hi_end < end ? hi_end : end;
-                memcpy((uint8_t *)dst + (lo - begin), chunk + (lo - at),
-                       (size_t)(hi - lo));
-            } else {
-#pragma omp critical(fz_decode_error)
-                if ((uint64_t)c < bad_chunk) {
-                    bad_chunk = (uint64_t)c;
-                    bad_status = cs;
-                }
-            }
-        }
-        free(chunk);
-    }
+    if (whole)
+        count = h.original_bytes / esize;
+    s = fz_check_range(&h, first, count, dst, dst_capacity);
+    if (s == FZ_OK && count)
+        s = decode_span(codec, &h, src, offs, first * esize,
+                        (first + count) * esize, (uint8_t *)dst, o);
     free(offs);
-    return (fz_status)bad_status;
+    *bytes = count * esize;
+    return s;
+}
+
+fz_status fz_cpu_decompress(const uint8_t *src, size_t src_size, void *dst,
+                            size_t dst_capacity, const fz_decode_options *o,
+                            size_t *decompressed_size) {
+    uint64_t bytes = 0;
+    fz_status s =
+        decompress_values(src, src_size, 1, 0, 0, dst, dst_capacity, o, &bytes);
+    if (s == FZ_OK)
+        *decompressed_size = (size_t)bytes;
+    return s;
+}
+
+fz_status fz_cpu_decompress_range(const uint8_t *src, size_t src_size,
+                                  uint64_t first, uint64_t count, void *dst,
+                                  size_t dst_capacity,
+                                  const fz_decode_options *o) {
+    uint64_t bytes = 0;
+    return decompress_values(src, src_size, 0, first, count, dst, dst_capacity,
+                             o, &bytes);
 }

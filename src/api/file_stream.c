@@ -18,6 +18,9 @@
 #define DEFAULT_GPU_BATCH ((uint64_t)256 << 20)
 #define DEFAULT_GPU_STREAMS 4u    /* for splitting a file batch only */
 #define TABLE_PIECE_CHUNKS 65536u /* table entries read at a time */
+#define TABLE_PIECE_BYTES                                                      \
+    (TABLE_PIECE_CHUNKS * 8u) /* of the largest entries                        \
+                               */
 
 static uint64_t file_batch_bytes(uint32_t batch_kib, fz_exec exec) {
     if (batch_kib)
@@ -260,22 +263,21 @@ fz_status fz_compress_fp(const fz_params *p, FILE *src_file, FILE *dst_file,
 
 /* ------------------------------------------------------------ decompress */
 
-/* Validate the whole table and the padding, reading them in pieces;
- * *payload_before gets where chunk at_chunk's payload starts (relative to
- * the payload). */
+/* Validate the whole table and the padding, reading them in pieces (buf:
+ * TABLE_PIECE_BYTES); payload_before, unless NULL, gets where chunk
+ * at_chunk's payload starts (relative to the payload). */
 static fz_status scan_table(FILE *in, uint64_t in_base, const fz_header *h,
                             uint64_t avail, uint8_t *buf, uint64_t at_chunk,
                             uint64_t *payload_before) {
     const uint32_t entry = fz_table_entry_bytes(h->flags);
     fz_table_scan t = {0, 0, 0, 0};
-    *payload_before = 0;
     fz_status s = seek_to(in, in_base + FZ_HDR_BYTES);
     for (uint64_t c = 0; s == FZ_OK && c < h->chunk_count;
          c += TABLE_PIECE_CHUNKS) {
         uint64_t n = h->chunk_count - c;
         n = n < TABLE_PIECE_CHUNKS ? n : TABLE_PIECE_CHUNKS;
         s = read_exact(in, buf, (size_t)(n * entry), FZ_ERR_TRUNCATED);
-        if (s == FZ_OK && at_chunk >= c && at_chunk < c + n)
+        if (s == FZ_OK && payload_before && at_chunk >= c && at_chunk < c + n)
             *payload_before =
                 t.payload + fz_entries_payload(h, buf, at_chunk - c);
         if (s == FZ_OK)
@@ -421,15 +423,13 @@ fz_status fz_decompress_fp(FILE *src_file, FILE *dst_file,
     decompress_state st = {src_file, dst_file, base, 0, NULL, NULL, 0};
     const uint64_t max_bytes = plan.chunks_per_batch * h.chunk_bytes;
     st.sub_cap = (size_t)sub_stream_capacity(&h, plan.chunks_per_batch);
-    const size_t scan_bytes = TABLE_PIECE_CHUNKS * 8;
-    st.sub_buf =
-        (uint8_t *)malloc(st.sub_cap > scan_bytes ? st.sub_cap : scan_bytes);
+    st.sub_buf = (uint8_t *)malloc(
+        st.sub_cap > TABLE_PIECE_BYTES ? st.sub_cap : TABLE_PIECE_BYTES);
     st.out_buf = (uint8_t *)malloc((size_t)max_bytes);
     if (!st.sub_buf || !st.out_buf)
         s = FZ_ERR_OUT_OF_MEMORY;
-    uint64_t unused = 0;
     if (s == FZ_OK)
-        s = scan_table(src_file, base, &h, avail, st.sub_buf, 0, &unused);
+        s = scan_table(src_file, base, &h, avail, st.sub_buf, 0, NULL);
     if (s == FZ_OK)
         s = decompress_batches(&plan, opts, &st, progress, user);
     free(st.sub_buf);
@@ -459,14 +459,13 @@ fz_status fz_decompress_range_fp(FILE *src_file, uint64_t first, uint64_t count,
     const uint64_t n =
         count ? ((first + count) * esize - 1) / h.chunk_bytes - c0 + 1 : 0;
     const uint64_t cap = sub_stream_capacity(&h, n);
-    const size_t scan_bytes = TABLE_PIECE_CHUNKS * 8;
     if (cap > SIZE_MAX)
         return FZ_ERR_OUT_OF_MEMORY;
-    uint8_t *buf =
-        (uint8_t *)malloc((size_t)(cap > scan_bytes ? cap : scan_bytes));
+    uint8_t *buf = (uint8_t *)malloc(
+        (size_t)(cap > TABLE_PIECE_BYTES ? cap : TABLE_PIECE_BYTES));
     if (!buf)
         return FZ_ERR_OUT_OF_MEMORY;
-    uint64_t payload_pos = 0, size = 0, payload = 0;
+    uint64_t payload_pos = 0, size = 0, payload = 0; /* where c0's starts */
     s = scan_table(src_file, base, &h, avail, buf, c0, &payload_pos);
     if (s == FZ_OK && n)
         s = read_sub_stream(src_file, base, &h, c0, n, payload_pos, buf, &size,

@@ -288,8 +288,12 @@ def inspect(stream):
     )
 
 
+def _dtype_of(info):
+    return np.dtype(np.float32 if info.params.dtype == _lib.F32 else np.float64)
+
+
 def _output_for(info, out):
-    dtype = np.dtype(np.float32 if info.params.dtype == _lib.F32 else np.float64)
+    dtype = _dtype_of(info)
     shape = _numpy_shape(info.params)
     if out is None:
         return np.empty(shape, dtype=dtype)
@@ -354,7 +358,7 @@ def decompress_range(stream, first, count, *, threads=0, verify=True):
     else:
         src = _readable_bytes(stream)
         info = _inspect_raw(src)
-    dtype = np.dtype(np.float32 if info.params.dtype == _lib.F32 else np.float64)
+    dtype = _dtype_of(info)
     total = info.original_bytes // dtype.itemsize
     first, count = int(first), int(count)
     if first < 0 or count < 0 or first > total or count > total - first:
