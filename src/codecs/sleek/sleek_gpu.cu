@@ -492,6 +492,7 @@ struct __align__(16) DecodeShared {
         stage_ok[kDecodeStages];
     fz_header hdr; /* the stream's header, validated */
     int stream_ok;
+    unsigned long long landed[kDecodeStages]; /* mbarrier: bulk loads */
 };
 
 /* 16 bytes of shared memory into a lane's values. */
@@ -785,13 +786,17 @@ __device__ void advance(fz_gpu_ahead &ahead, const fz_gpu_args &a,
                          &bs.next_want);
 }
 
-/* Decode prefetch: chunk c = bs.next's stored bytes into a stage, in
- * 16/8/4-byte pieces as alignment allows. Thread 0 records the chunk's
+/* Decode prefetch: chunk c = bs.next's stored bytes into a stage. Where
+ * it starts 16-byte aligned (every f32 chunk when the stream does, half the
+ * f64 ones) and the GPU has bulk copies, thread 0 moves it by one bulk load
+ * completing on bs.landed[s] and the call returns true (block-uniform);
+ * else every thread copies 16/8/4-byte pieces, as alignment allows, with
+ * cp.async. Thread 0 records the chunk's
  * size, validity and expected checksum, and hashes its table entry. */
-__device__ void prefetch_stored(const fz_gpu_args &a, const fz_header &h,
+__device__ bool prefetch_stored(const fz_gpu_args &a, const fz_header &h,
                                 uint64_t c, DecodeShared &bs, int s) {
     if (c >= h.chunk_count)
-        return;
+        return false;
     const uint64_t raw = chunk_raw_bytes(h.original_bytes, c);
     const uint64_t off = bs.next_lo, size = bs.next_hi - off;
     /* valid streams keep chunks 8-byte aligned (only the last may end
@@ -808,14 +813,26 @@ __device__ void prefetch_stored(const fz_gpu_args &a, const fz_header &h,
             fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
     }
     if (!ok)
-        return;
+        return false;
     const uint8_t *in = a.src + a.payload_off + off;
     uint8_t *st = bs.stage[s];
+    /* the bulk load rounds the size up to 16 bytes (an f64 chunk may end
+     * at 8 mod 16): what it reads past the chunk is payload, never used */
+    const uint32_t span = ((uint32_t)size + 15u) & ~15u;
+    if (FZ_GPU_BULK && size && ((uintptr_t)in & 15) == 0 &&
+        off + span <= h.payload_bytes) {
+        if (threadIdx.x == 0) {
+            fz_mbar_expect(&bs.landed[s], span);
+            fz_bulk_load(st, in, span, &bs.landed[s]);
+        }
+        return true;
+    }
     const uint32_t piece = ((off | size) & 15) == 0  ? 16
                            : ((off | size) & 7) == 0 ? 8
                                                      : 4;
     for (uint32_t i = threadIdx.x * piece; i < size; i += kThreads * piece)
         __pipeline_memcpy_async(st + i, in + i, piece);
+    return false;
 }
 
 template <typename T, bool LOSSY>
@@ -836,6 +853,9 @@ __global__ void __launch_bounds__(kThreads, 4)
             ahead.start(a, bs.hdr.flags, bs.hdr.chunk_count);
             advance(ahead, a, bs.hdr, bs);
         }
+        if constexpr (FZ_GPU_BULK)
+            for (int i = 0; i < kDecodeStages; i++)
+                fz_mbar_init(&bs.landed[i]);
     }
     __syncthreads();
     if (!bs.stream_ok)
@@ -853,17 +873,28 @@ __global__ void __launch_bounds__(kThreads, 4)
     const bool verify = a.verify && (h.flags & FZ_HDR_FLAG_CHECKSUMS);
     const bool payload_sums = h.codec_version >= 2; /* else decoded bytes */
     uint64_t c = bs.next;
-    prefetch_stored(a, h, c, bs, 0);
+    bool bulk = prefetch_stored(a, h, c, bs, 0); /* chunk c's */
     __pipeline_commit();
     __syncthreads();
     if (threadIdx.x == 0)
         advance(ahead, a, h, bs);
+    uint32_t phases = 0; /* bit s: the parity of stage s's next bulk load */
     for (int s = 0; c < h.chunk_count; s ^= 1) {
         __syncthreads(); /* bs.next visible; last chunk's stage free */
         const uint64_t c_next = bs.next;
-        prefetch_stored(a, h, c_next, bs, s ^ 1);
+        const bool bulk_next = prefetch_stored(a, h, c_next, bs, s ^ 1);
         __pipeline_commit();
         __pipeline_wait_prior(1);
+        if (bulk) {
+            fz_mbar_wait(&bs.landed[s], (phases >> s) & 1u);
+            phases ^= 1u << s;
+        } else if (FZ_GPU_BULK) {
+            /* this thread's cp.async writes into the stage, before a later
+             * bulk load overwrites it (reads need no fence: the barriers
+             * order them, as in CUTLASS's TMA pipelines) */
+            fz_fence_proxy_async();
+        }
+        bulk = bulk_next;
         __syncthreads(); /* every thread's copies of chunk c visible */
         if (threadIdx.x == 0)
             advance(ahead, a, h, bs);
