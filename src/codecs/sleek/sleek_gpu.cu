@@ -880,6 +880,11 @@ __global__ void __launch_bounds__(kThreads, 4)
         advance(ahead, a, h, bs);
     uint32_t phases = 0; /* bit s: the parity of stage s's next bulk load */
     for (int s = 0; c < h.chunk_count; s ^= 1) {
+        /* the PTX memory model orders this thread's reads of stage s ^ 1
+         * (and its cp.async writes) before a bulk load into it only through
+         * a proxy fence: a barrier alone does not (write after read) */
+        if constexpr (FZ_GPU_BULK)
+            fz_fence_proxy_async();
         __syncthreads(); /* bs.next visible; last chunk's stage free */
         const uint64_t c_next = bs.next;
         const bool bulk_next = prefetch_stored(a, h, c_next, bs, s ^ 1);
@@ -888,11 +893,6 @@ __global__ void __launch_bounds__(kThreads, 4)
         if (bulk) {
             fz_mbar_wait(&bs.landed[s], (phases >> s) & 1u);
             phases ^= 1u << s;
-        } else if (FZ_GPU_BULK) {
-            /* this thread's cp.async writes into the stage, before a later
-             * bulk load overwrites it (reads need no fence: the barriers
-             * order them, as in CUTLASS's TMA pipelines) */
-            fz_fence_proxy_async();
         }
         bulk = bulk_next;
         __syncthreads(); /* every thread's copies of chunk c visible */
