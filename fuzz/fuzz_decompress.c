@@ -1,8 +1,9 @@
-/* libFuzzer harness: arbitrary bytes into fz_decompress. Must never crash,
- * hang, read or write out of bounds; a stream that decodes must decode
- * consistently. Each input is tried twice: as given, and with its header
- * and table hashes recomputed (data checksums skipped), so that mutations
- * reach the chunk decoder instead of stopping at a checksum. */
+/* libFuzzer harness: arbitrary bytes into fz_decompress and
+ * fz_decompress_range. Must never crash, hang, read or write out of
+ * bounds; a stream that decodes must decode consistently, by ranges too. Each
+ * input is tried twice: as given, and with its header and table hashes
+ * recomputed (data checksums skipped), so that mutations reach the chunk
+ * decoder instead of stopping at a checksum. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,40 @@ static void check_skip_checksum(const uint8_t *data, size_t size,
     free(again);
 }
 
+/* Random access agrees with the full decode: the whole range fails where
+ * the full decode failed and returns its bytes where it succeeded, and so
+ * does a sub-range picked from the input's bytes (which may fail on its
+ * own only when the full decode failed: it reads a subset of the chunks).
+ * full is NULL when the full decode failed. */
+static void check_ranges(const uint8_t *data, size_t size, const fz_info *info,
+                         const uint8_t *full, uint32_t flags) {
+    const uint64_t esize = info->params.dtype == FZ_F64 ? 8 : 4;
+    const uint64_t n = info->original_bytes / esize;
+    uint64_t pick = size;
+    for (size_t i = 0; i < size && i < 64; i++)
+        pick = pick * 31 + data[i];
+    const uint64_t first = n ? pick % (n + 1) : 0;
+    const uint64_t count = (pick >> 17) % (n - first + 1);
+    const uint64_t ranges[2][2] = {{0, n}, {first, count}};
+    fz_decode_options o = {0};
+    o.threads = 1;
+    o.flags = flags;
+    for (int r = 0; r < 2; r++) {
+        const uint64_t at = ranges[r][0], bytes = ranges[r][1] * esize;
+        uint8_t *part = (uint8_t *)malloc(bytes ? (size_t)bytes : 1);
+        require(part != NULL);
+        const fz_status s = fz_decompress_range(data, size, at, ranges[r][1],
+                                                part, (size_t)bytes, &o);
+        require(s != FZ_ERR_OUT_OF_MEMORY);
+        if (full)
+            require(s == FZ_OK &&
+                    memcmp(part, full + at * esize, (size_t)bytes) == 0);
+        else if (r == 0)
+            require(s != FZ_OK);
+        free(part);
+    }
+}
+
 static void decode(const uint8_t *data, size_t size, uint32_t flags) {
     fz_info info;
     const int inspected = fz_inspect(data, size, &info) == FZ_OK;
@@ -70,6 +105,8 @@ static void decode(const uint8_t *data, size_t size, uint32_t flags) {
         check_skip_checksum(data, size, dst, got);
         check_recompress(&info, dst, got);
     }
+    if (inspected)
+        check_ranges(data, size, &info, s == FZ_OK ? dst : NULL, flags);
     free(dst);
 }
 
