@@ -1221,7 +1221,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
 template <typename T> struct RefShared {
     T v[FALCON_MAX_VALUES]; /* values (encode input, decode output) */
     T e[FALCON_MAX_VALUES]; /* work */
-    uint8_t plane[FALCON_MAX_VALUES / 8 + 8];
+    uint8_t plane[FALCON_PLANE_WORK_BYTES];
     uint8_t buf[FALCON_HEAD_BYTES + 16 + 8 * sizeof(T) * 129]; /* payload */
 };
 
