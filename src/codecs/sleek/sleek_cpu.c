@@ -51,7 +51,9 @@ static int sleek_check_header(const fz_header *h) {
     return sleek_mapping(h, &lossless, &k);
 }
 
-/* Pack V values of width n LSB-first into zeroed words of W bits. */
+/* Bit packing, LSB-first: a subchunk packs V values of n bits into exactly
+ * V n / W zeroed words (V n is a multiple of W for both word types). An
+ * accumulator form that stores every word whole measured 3% slower here. */
 #define DEFINE_PACK(W, T)                                                      \
     static void pack##W(const T *vals, uint32_t nvals, uint32_t n, T *out) {   \
         uint64_t p = 0;                                                        \
@@ -61,20 +63,49 @@ static int sleek_check_header(const fz_header *h) {
             if (sh + n > W)                                                    \
                 out[p / W + 1] |= vals[i] >> (W - sh);                         \
         }                                                                      \
-    }                                                                          \
-    static void unpack##W(const T *in, uint32_t nvals, uint32_t n, T *vals) {  \
-        const T mask = n == W ? (T) ~(T)0 : (T)(((T)1 << n) - 1);              \
-        uint64_t p = 0;                                                        \
-        for (uint32_t i = 0; i < nvals; i++, p += n) {                         \
-            uint32_t sh = (uint32_t)(p % W);                                   \
-            T v = in[p / W] >> sh;                                             \
-            if (sh + n > W)                                                    \
-                v |= in[p / W + 1] << (W - sh);                                \
-            vals[i] = v & mask;                                                \
-        }                                                                      \
     }
 DEFINE_PACK(32, uint32_t)
 DEFINE_PACK(64, uint64_t)
+
+/* Unpacking reads the words through an accumulator (no per-value word
+ * index, no second load for a value that straddles two words). */
+static void unpack32(const uint32_t *in, uint32_t nvals, uint32_t n,
+                     uint32_t *vals) {
+    const uint64_t mask = ((uint64_t)1 << n) - 1; /* n <= 32 */
+    uint64_t acc = 0;
+    uint32_t have = 0; /* bits in acc */
+    for (uint32_t i = 0; i < nvals; i++) {
+        if (have < n) { /* reads exactly the V n / 32 words */
+            acc |= (uint64_t)*in++ << have;
+            have += 32;
+        }
+        vals[i] = (uint32_t)(acc & mask);
+        acc >>= n;
+        have -= n;
+    }
+}
+
+/* 64-bit words: cur holds the unread bits of the current word (a shift
+ * by 64 is undefined in C, hence the tests). */
+static void unpack64(const uint64_t *in, uint32_t nvals, uint32_t n,
+                     uint64_t *vals) {
+    const uint64_t mask = n == 64 ? ~0ull : ((uint64_t)1 << n) - 1;
+    uint64_t cur = 0;
+    uint32_t have = 0; /* unread bits of cur, at its bottom */
+    for (uint32_t i = 0; i < nvals; i++) {
+        uint64_t v = cur;
+        if (have < n) { /* the rest of the value from the next word */
+            const uint64_t next = *in++;
+            v = have ? cur | next << have : next;
+            cur = n - have == 64 ? 0 : next >> (n - have);
+            have = 64 - (n - have);
+        } else {
+            cur = n == 64 ? 0 : cur >> n;
+            have -= n;
+        }
+        vals[i] = v & mask;
+    }
+}
 
 /* Per-value mappings. The lossless ones ignore q. */
 #define MAP_FWD(W, lossless, q, x)                                             \
