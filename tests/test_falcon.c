@@ -1147,6 +1147,68 @@ static void test_chunk_fuzz(void) {
     cases_run++;
 }
 
+/* The chunk coder's plane helpers against their bit-by-bit definition:
+ * falcon_planes8 puts bit 8c + r of delta 1 + 8k + j at bit j of byte k of
+ * plane r (0 past n), and falcon_unplanes8 ORs such planes back into byte
+ * c of the deltas. Every byte c of both word types, chunk sizes around
+ * multiples of 8, random deltas with sparse and dense bits. */
+static uint64_t next64(tu_rng *r) {
+    const uint64_t hi = tu_next32(r);
+    return hi << 32 | tu_next32(r);
+}
+
+static void test_planes(void) {
+    tu_rng r = tu_rng_make(48);
+    static const uint32_t counts[] = {1, 2, 8, 9, 10, 16, 17, 100, 1024, 1025};
+    uint8_t plane[FALCON_PLANE_WORK_BYTES];
+    uint64_t e64[FALCON_MAX_VALUES], back64[FALCON_MAX_VALUES];
+    uint32_t e32[FALCON_MAX_VALUES], back32[FALCON_MAX_VALUES];
+    for (size_t si = 0; si < sizeof counts / sizeof counts[0]; si++) {
+        const uint32_t n = counts[si], B = falcon_plane_bytes(n);
+        for (int round = 0; round < 20; round++) {
+            tu_context("planes n %u round %d", n, round);
+            const uint64_t keep = round % 3 ? next64(&r) : ~0ull;
+            for (uint32_t i = 0; i < n; i++) {
+                e64[i] = next64(&r) & keep;
+                e32[i] = (uint32_t)(next64(&r) & keep);
+            }
+            memset(back64, 0, sizeof back64);
+            memset(back32, 0, sizeof back32);
+            for (uint32_t c = 0; c < 8; c++) {
+                falcon_planes8_64(e64, n, B, c, plane);
+                for (uint32_t q = 0; q < 8; q++)
+                    for (uint32_t k = 0; k < B; k++) {
+                        uint32_t want = 0;
+                        for (uint32_t j = 0; j < 8 && 1 + 8 * k + j < n; j++)
+                            want |=
+                                (uint32_t)((e64[1 + 8 * k + j] >> (8 * c + q)) &
+                                           1u)
+                                << j;
+                        CHECK_EQ_U64(plane[q * B + k], want);
+                    }
+                falcon_unplanes8_64(plane, B, c, back64, n);
+                if (c >= 4)
+                    continue;
+                falcon_planes8_32(e32, n, B, c, plane);
+                for (uint32_t q = 0; q < 8; q++)
+                    for (uint32_t k = 0; k < B; k++) {
+                        uint32_t want = 0;
+                        for (uint32_t j = 0; j < 8 && 1 + 8 * k + j < n; j++)
+                            want |= ((e32[1 + 8 * k + j] >> (8 * c + q)) & 1u)
+                                    << j;
+                        CHECK_EQ_U64(plane[q * B + k], want);
+                    }
+                falcon_unplanes8_32(plane, B, c, back32, n);
+            }
+            /* delta 0 is not in the planes: the first value is stored apart */
+            CHECK(back64[0] == 0 && back32[0] == 0);
+            CHECK(memcmp(back64 + 1, e64 + 1, (n - 1) * sizeof *e64) == 0);
+            CHECK(memcmp(back32 + 1, e32 + 1, (n - 1) * sizeof *e32) == 0);
+            cases_run++;
+        }
+    }
+}
+
 typedef void (*test_fn)(void);
 static const struct {
     const char *name;
@@ -1170,6 +1232,7 @@ static const struct {
     {"damage", test_damage},
     {"versions", test_versions},
     {"chunk_fuzz", test_chunk_fuzz},
+    {"planes", test_planes},
 };
 
 int main(int argc, char **argv) {
