@@ -3,11 +3,11 @@
  * very same code in one thread per chunk, and its warp kernel must agree
  * with it byte for byte. Layout: docs/FALCON.md, section 4.
  *
- * falcon_encode{32,64}(v, n, e, plane, dst, raw): v = the n <= 1025 bit
- * patterns; e (n words) and plane (FALCON_PLANE_WORK_BYTES) are work
- * buffers; dst gets the encoding (falcon_max_encoded bytes at most) and
- * the size is returned, or raw (= n * esize) when the encoding would not be
- * smaller (the caller stores the chunk verbatim).
+ * falcon_encode{32,64}(v, n, e, dst, raw): v = the n <= 1025 bit
+ * patterns, e (n words) a work buffer; dst gets the encoding
+ * (falcon_max_encoded bytes at most) and the size is returned, or raw
+ * (= n * esize) when the encoding would not be smaller (the caller stores
+ * the chunk verbatim).
  * falcon_decode{32,64}(src, size, e, n): decodes an encoded chunk of size
  * bytes (< raw) into the n bit patterns e[0..n); FZS_OK or
  * FZS_CORRUPT_CHUNK for anything the encoder would not have written. Reads
@@ -34,7 +34,8 @@ static FZ_HD uint32_t falcon_choose32(const uint32_t *bits, uint32_t n) {
     return falcon_scale_of(&s);
 }
 
-/* The encoder's plane work buffer: 8 planes of ceil((n - 1) / 8) bytes. */
+/* The coders' plane work buffer (on the stack): 8 planes of
+ * ceil((n - 1) / 8) bytes. */
 #define FALCON_PLANE_WORK_BYTES (8u * (FALCON_MAX_VALUES / 8u + 1u))
 
 /* The 8 x 8 bit matrix with row i in byte i, transposed: bit j of byte i
@@ -95,8 +96,7 @@ FALCON_DEFINE_UNPLANES8(64, uint64_t)
  * (bitmap, then its nonzero bytes). */
 #define FALCON_DEFINE_CHUNK_CODER(W, T)                                        \
     static FZ_HD uint32_t falcon_encode##W(const T *v, uint32_t n, T *e,       \
-                                           uint8_t *plane, uint8_t *dst,       \
-                                           uint32_t raw) {                     \
+                                           uint8_t *dst, uint32_t raw) {       \
         const uint32_t scale = falcon_choose##W(v, n);                         \
         const double p =                                                       \
             scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);            \
@@ -120,6 +120,7 @@ FALCON_DEFINE_UNPLANES8(64, uint64_t)
         for (uint32_t k = 0; k < first_len; k++)                               \
             dst[pos++] = (uint8_t)((uint64_t)u0 >> (8 * k));                   \
         uint8_t *flags = dst + pos;                                            \
+        uint8_t plane[FALCON_PLANE_WORK_BYTES]; /* 8 planes at a time */       \
         memset(flags, 0, nflags);                                              \
         pos += nflags;                                                         \
         for (uint32_t q = width; q-- > 0;) {                                   \

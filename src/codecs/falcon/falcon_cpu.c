@@ -53,12 +53,11 @@ static size_t falcon_encode_chunk(const fz_header *h, const void *src,
                                  (const uint8_t *)src, raw);
     const uint32_t n = (uint32_t)nvalues;
     uint64_t v[FALCON_MAX_VALUES], e[FALCON_MAX_VALUES];
-    uint8_t plane[FALCON_PLANE_WORK_BYTES];
     memcpy(v, src, raw); /* unaligned user memory */
-    const size_t size =
-        h->dtype == 1 ? falcon_encode32((const uint32_t *)v, n, (uint32_t *)e,
-                                        plane, dst, (uint32_t)raw)
-                      : falcon_encode64(v, n, e, plane, dst, (uint32_t)raw);
+    const size_t size = h->dtype == 1
+                            ? falcon_encode32((const uint32_t *)v, n,
+                                              (uint32_t *)e, dst, (uint32_t)raw)
+                            : falcon_encode64(v, n, e, dst, (uint32_t)raw);
     if (size >= raw) {
         memcpy(dst, src, raw);
         return raw;

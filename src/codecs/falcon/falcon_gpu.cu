@@ -86,9 +86,9 @@ template <> struct FW<uint32_t> {
         return fz_load32(p);
     }
     static __device__ uint32_t encode_ref(const uint32_t *v, uint32_t n,
-                                          uint32_t *e, uint8_t *plane,
-                                          uint8_t *dst, uint32_t raw) {
-        return falcon_encode32(v, n, e, plane, dst, raw);
+                                          uint32_t *e, uint8_t *dst,
+                                          uint32_t raw) {
+        return falcon_encode32(v, n, e, dst, raw);
     }
     static __device__ int decode_ref(const uint8_t *src, uint32_t size,
                                      uint32_t *e, uint32_t n) {
@@ -143,9 +143,9 @@ template <> struct FW<uint64_t> {
         return fz_load64(p);
     }
     static __device__ uint32_t encode_ref(const uint64_t *v, uint32_t n,
-                                          uint64_t *e, uint8_t *plane,
-                                          uint8_t *dst, uint32_t raw) {
-        return falcon_encode64(v, n, e, plane, dst, raw);
+                                          uint64_t *e, uint8_t *dst,
+                                          uint32_t raw) {
+        return falcon_encode64(v, n, e, dst, raw);
     }
     static __device__ int decode_ref(const uint8_t *src, uint32_t size,
                                      uint64_t *e, uint32_t n) {
@@ -1221,7 +1221,6 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
 template <typename T> struct RefShared {
     T v[FALCON_MAX_VALUES]; /* values (encode input, decode output) */
     T e[FALCON_MAX_VALUES]; /* work */
-    uint8_t plane[FALCON_PLANE_WORK_BYTES];
     uint8_t buf[FALCON_HEAD_BYTES + 16 + 8 * sizeof(T) * 129]; /* payload */
 };
 
@@ -1263,8 +1262,7 @@ __global__ void __launch_bounds__(32) falcon_compress_ref(const fz_gpu_args a) {
             reinterpret_cast<const uint8_t *>(sm.v), raw, FZ_SUM_SQUARE);
         uint32_t size = 0;
         if (lane == 0)
-            size = FW<T>::encode_ref(sm.v, n, sm.e, sm.plane, sm.buf,
-                                     (uint32_t)raw);
+            size = FW<T>::encode_ref(sm.v, n, sm.e, sm.buf, (uint32_t)raw);
         __syncwarp(); /* lane 0's shared-memory writes, for every lane */
         size = __shfl_sync(FZ_FULL_MASK, size, 0);
         const bool verbatim = size >= raw;
