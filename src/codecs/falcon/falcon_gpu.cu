@@ -292,28 +292,107 @@ __device__ unsigned long long resolve_chunk(const fz_gpu_args &a, uint64_t c,
     return excl;
 }
 
-/* In-place transpose of a 32 x 32 bit matrix: afterwards bit b of m[q] is
- * what bit q of m[b] was. Swapping the off-diagonal blocks of every
- * 2s x 2s block, for s = 16, 8, 4, 2, 1, transposes the whole matrix:
- * 5 rounds of 16 swaps of 5 operations, ~13 per word, where a ballot per
- * bit costs ~6 per word and bit-plane. */
-__device__ __forceinline__ void transpose32(uint32_t (&m)[32]) {
-#pragma unroll
-    for (int s = 16; s > 0; s >>= 1) {
-        const uint32_t low = s == 16  ? 0x0000FFFFu
+/* Round s of a 32 x 32 bit transpose on the pairs (k, k + s), k in [lo,
+ * hi) with bit s of k clear: the off-diagonal s x s blocks swapped. */
+template <int s, int lo, int hi>
+__device__ __forceinline__ void transpose_round(uint32_t (&m)[32]) {
+    constexpr uint32_t low = s == 16  ? 0x0000FFFFu
                              : s == 8 ? 0x00FF00FFu
                              : s == 4 ? 0x0F0F0F0Fu
                              : s == 2 ? 0x33333333u
                                       : 0x55555555u;
 #pragma unroll
-        for (int k = 0; k < 32; k++) {
-            if (k & s)
-                continue;
-            const uint32_t t = ((m[k] >> s) ^ m[k + s]) & low;
-            m[k + s] ^= t;
-            m[k] ^= t << s;
-        }
+    for (int k = lo; k < hi; k++) {
+        if (k & s)
+            continue;
+        const uint32_t t = ((m[k] >> s) ^ m[k + s]) & low;
+        m[k + s] ^= t;
+        m[k] ^= t << s;
     }
+}
+
+/* In-place transpose of the S x S bit matrix in the low S bits of m[0..S)
+ * (S = 32: the whole 32 x 32 matrix): afterwards bit b of m[q] is what bit
+ * q of m[b] was. Rounds s = S / 2, ..., 2, 1 transpose the whole matrix:
+ * at S = 32, 5 rounds of 16 swaps of 5 operations, ~13 per word, where a
+ * ballot per bit costs ~6 per word and bit-plane. The rounds commute
+ * (round s swaps bit s of the row index with bit s of the column index),
+ * which the narrow forms below use. */
+template <int S>
+__device__ __forceinline__ void transpose_block(uint32_t (&m)[32]) {
+    if (S > 16)
+        transpose_round<16, 0, S>(m);
+    if (S > 8)
+        transpose_round<8, 0, S>(m);
+    transpose_round<4, 0, S>(m);
+    transpose_round<2, 0, S>(m);
+    transpose_round<1, 0, S>(m);
+}
+__device__ __forceinline__ void transpose32(uint32_t (&m)[32]) {
+    transpose_block<32>(m);
+}
+
+/* transpose32 of 32 words whose bits from W on are 0 (W = 8 or 16: a
+ * chunk's deltas of width <= W), giving its rows q < W; the rows from W on
+ * are 0 and left undefined. The rounds s >= W of transpose32 only gather
+ * the words' low W bits side by side (round 16 moves the low half of
+ * m[k + 16] into the empty high half of m[k], round 8 then the low byte
+ * of m[k + 8]), so they are a fold, and the rest runs on W words:
+ * W = 16 ~6, W = 8 ~3 instructions per word instead of ~13. */
+template <int W>
+__device__ __forceinline__ void transpose_narrow(uint32_t (&m)[32]) {
+    static_assert(W == 8 || W == 16, "a fold of whole bytes");
+#pragma unroll
+    for (int k = 0; k < W; k++)
+#pragma unroll
+        for (int j = 1; j < 32 / W; j++)
+            m[k] |= m[k + j * W] << (j * W);
+    transpose_block<W>(m);
+}
+
+/* The inverse direction: transpose32 of 32 words of which only m[0..W)
+ * may be nonzero (a chunk's planes of width <= W), giving all 32 rows:
+ * the rounds s < W on the W words, then rounds s >= W as an unfold (bit
+ * field k of m[k] to m[k + j W]). */
+template <int W>
+__device__ __forceinline__ void untranspose_narrow(uint32_t (&m)[32]) {
+    static_assert(W == 8 || W == 16, "an unfold of whole bytes");
+    constexpr uint32_t mask = (1u << W) - 1;
+    transpose_block<W>(m);
+#pragma unroll
+    for (int k = 0; k < W; k++) {
+#pragma unroll
+        for (int j = 1; j < 32 / W; j++)
+            m[k + j * W] = (m[k] >> (j * W)) & mask;
+        m[k] &= mask;
+    }
+}
+
+/* Width <= 24 (the top byte 0), rows q < 24: after round 16 the high
+ * halves m[16..32) hold 8 bits per 16, so their round 8 is a fold, and
+ * rounds 4, 2, 1 run on 24 words (~10 instructions per word). */
+__device__ __forceinline__ void transpose_narrow24(uint32_t (&m)[32]) {
+    transpose_round<16, 0, 32>(m);
+    transpose_round<8, 0, 16>(m);
+#pragma unroll
+    for (int k = 16; k < 24; k++)
+        m[k] |= m[k + 8] << 8;
+    transpose_round<4, 0, 24>(m);
+    transpose_round<2, 0, 24>(m);
+    transpose_round<1, 0, 24>(m);
+}
+/* The inverse: all 32 rows from planes m[0..24) (m[24..32) not read). */
+__device__ __forceinline__ void untranspose_narrow24(uint32_t (&m)[32]) {
+    transpose_round<4, 0, 24>(m);
+    transpose_round<2, 0, 24>(m);
+    transpose_round<1, 0, 24>(m);
+    transpose_round<8, 0, 16>(m);
+#pragma unroll
+    for (int k = 16; k < 24; k++) {
+        m[k + 8] = (m[k] >> 8) & 0x00FF00FFu;
+        m[k] &= 0x00FF00FFu;
+    }
+    transpose_round<16, 0, 32>(m);
 }
 
 /* Shared memory of the warp kernels, per warp: a stage of the chunk's
@@ -398,6 +477,77 @@ __device__ void stage_chunk(const T *in, uint32_t n, T *stage) {
     }
 }
 
+/* Rows q < min(W, w) of m to planes[32 (q0 + q) + L]. */
+template <int W>
+__device__ __forceinline__ void store_rows(const uint32_t (&m)[32], uint32_t w,
+                                           uint32_t q0, uint32_t *planes) {
+    const uint32_t lane = threadIdx.x & 31;
+#pragma unroll
+    for (int q = 0; q < W; q++)
+        if ((uint32_t)q < w)
+            planes[32 * (q0 + (uint32_t)q) + lane] = m[q];
+}
+
+/* The bit-planes of 32 words of width <= w (warp-uniform, <= 32): rows q <
+ * w of transpose32(m) to planes[32 (q0 + q) + L], by the narrow forms
+ * where they apply (most chunks of real series are 6-13 planes wide).
+ * Each form stores its own rows, so that no form's rows are moved into
+ * the registers of another's (decompression +1.5-4% over a shared store
+ * loop, run s145). kFullFirst tests for the full form first: the f32
+ * encoder's series of 25-30 planes (Basel, Bitcoin) lost 3-5% behind
+ * the three narrow tests, 1% so; the f64 encoder was 1-2% slower so
+ * (s146: a matter of code layout, not of the tests' cost). */
+template <bool kFullFirst>
+__device__ __forceinline__ void planes_out(uint32_t (&m)[32], uint32_t w,
+                                           uint32_t q0, uint32_t *planes) {
+    if (kFullFirst && w > 24) {
+        transpose32(m);
+        store_rows<32>(m, w, q0, planes);
+    } else if (w <= 8) {
+        transpose_narrow<8>(m);
+        store_rows<8>(m, w, q0, planes);
+    } else if (w <= 16) {
+        transpose_narrow<16>(m);
+        store_rows<16>(m, w, q0, planes);
+    } else if (w <= 24) {
+        transpose_narrow24(m);
+        store_rows<24>(m, w, q0, planes);
+    } else {
+        transpose32(m);
+        store_rows<32>(m, w, q0, planes);
+    }
+}
+
+/* Rows q < W of m: plane top - q of the decoder's planes (word L at
+ * planes[32 (top - q) + L]) for q < w, else 0. */
+template <int W>
+__device__ __forceinline__ void
+load_rows(uint32_t (&m)[32], uint32_t w, const uint32_t *planes, uint32_t top) {
+    const uint32_t lane = threadIdx.x & 31;
+#pragma unroll
+    for (int q = 0; q < W; q++)
+        m[q] = (uint32_t)q < w ? planes[32 * (top - (uint32_t)q) + lane] : 0u;
+}
+
+/* The inverse: all 32 words of transpose32 of the planes q < w (warp-
+ * uniform, <= 32; those above are 0), plane q the decoder's plane top - q. */
+__device__ __forceinline__ void
+planes_in(uint32_t (&m)[32], uint32_t w, const uint32_t *planes, uint32_t top) {
+    if (w <= 8) {
+        load_rows<8>(m, w, planes, top);
+        untranspose_narrow<8>(m);
+    } else if (w <= 16) {
+        load_rows<16>(m, w, planes, top);
+        untranspose_narrow<16>(m);
+    } else if (w <= 24) {
+        load_rows<24>(m, w, planes, top);
+        untranspose_narrow24(m);
+    } else {
+        load_rows<32>(m, w, planes, top);
+        transpose32(m);
+    }
+}
+
 /* Bit-planes of this lane's 32 deltas x[b] (delta 32 L + b) into
  * planes[32 q + L], q < width: one or two 32 x 32 bit transposes. */
 __device__ void store_planes(const uint32_t (&x)[32], uint32_t width,
@@ -406,35 +556,27 @@ __device__ void store_planes(const uint32_t (&x)[32], uint32_t width,
 #pragma unroll
     for (int b = 0; b < 32; b++)
         m[b] = x[b];
-    transpose32(m);
-    const uint32_t lane = threadIdx.x & 31;
-#pragma unroll
-    for (int q = 0; q < 32; q++)
-        if ((uint32_t)q < width)
-            planes[32 * q + lane] = m[q];
+    planes_out<true>(m, width, 0, planes);
 }
 __device__ void store_planes(const uint64_t (&x)[32], uint32_t width,
                              uint32_t *planes) {
-    const uint32_t lane = threadIdx.x & 31;
     uint32_t m[32];
 #pragma unroll
     for (int b = 0; b < 32; b++)
         m[b] = (uint32_t)x[b];
-    transpose32(m);
-#pragma unroll
-    for (int q = 0; q < 32; q++)
-        if ((uint32_t)q < width)
-            planes[32 * q + lane] = m[q];
+    planes_out<false>(m, width < 32 ? width : 32, 0, planes);
     if (width <= 32)
         return; /* warp-uniform */
 #pragma unroll
     for (int b = 0; b < 32; b++)
         m[b] = (uint32_t)(x[b] >> 32);
-    transpose32(m);
-#pragma unroll
-    for (int q = 0; q < 32; q++)
-        if ((uint32_t)q + 32 < width)
-            planes[32 * (q + 32) + lane] = m[q];
+    /* the high planes: at most 8 (f64 chunks of 33-37 planes), or more */
+    if (width - 32 > 8) {
+        planes_out<false>(m, width - 32, 32, planes);
+    } else {
+        transpose_narrow<8>(m);
+        store_rows<8>(m, width - 32, 32, planes);
+    }
 }
 
 /* The inverse: this lane's deltas x[b] from the decoder's planes, plane q
@@ -442,30 +584,23 @@ __device__ void store_planes(const uint64_t (&x)[32], uint32_t width,
  * word L of plane q at planes[32 (width - 1 - q) + L]. */
 __device__ void load_planes(uint32_t (&x)[32], uint32_t width,
                             const uint32_t *planes) {
-    const uint32_t lane = threadIdx.x & 31;
-#pragma unroll
-    for (int q = 0; q < 32; q++)
-        x[q] = (uint32_t)q < width ? planes[32 * (width - 1 - q) + lane] : 0u;
-    transpose32(x);
+    planes_in(x, width, planes, width - 1);
 }
 __device__ void load_planes(uint64_t (&x)[32], uint32_t width,
                             const uint32_t *planes) {
-    const uint32_t lane = threadIdx.x & 31;
     uint32_t m[32];
-#pragma unroll
-    for (int q = 0; q < 32; q++)
-        m[q] = (uint32_t)q < width ? planes[32 * (width - 1 - q) + lane] : 0u;
-    transpose32(m);
+    planes_in(m, width < 32 ? width : 32, planes, width - 1);
 #pragma unroll
     for (int b = 0; b < 32; b++)
         x[b] = m[b];
     if (width <= 32)
-        return; /* warp-uniform */
-#pragma unroll
-    for (int q = 0; q < 32; q++)
-        m[q] = (uint32_t)q + 32 < width ? planes[32 * (width - 33 - q) + lane]
-                                        : 0u;
-    transpose32(m);
+        return;           /* warp-uniform */
+    if (width - 32 > 8) { /* the high planes, as in store_planes */
+        planes_in(m, width - 32, planes, width - 33);
+    } else {
+        load_rows<8>(m, width - 32, planes, width - 33);
+        untranspose_narrow<8>(m);
+    }
 #pragma unroll
     for (int b = 0; b < 32; b++)
         x[b] |= (uint64_t)m[b] << 32;
