@@ -208,22 +208,22 @@ FALCON_DEFINE_UNPLANES8(64, uint64_t)
             }                                                                  \
             if (q == width - 1 && nonzero == 0)                                \
                 return FZS_CORRUPT_CHUNK; /* width not minimal */              \
-            uint32_t next = 0; /* next listed byte of a sparse plane */        \
-            for (uint32_t k = 0; k < B; k++) {                                 \
-                uint32_t byte;                                                 \
-                if (bitmap) {                                                  \
-                    if (!((bitmap[k / 8] >> (k % 8)) & 1u))                    \
-                        continue;                                              \
-                    byte = bytes[next++];                                      \
-                    if (byte == 0)                                             \
-                        return FZS_CORRUPT_CHUNK; /* listed zero byte */       \
-                } else {                                                       \
-                    byte = bytes[k];                                           \
-                }                                                              \
-                if (k == B - 1 && (byte & last_mask))                          \
-                    return FZS_CORRUPT_CHUNK;                                  \
-                out[k] = (uint8_t)byte;                                        \
+            if (bitmap) { /* listed bytes to their places (out is 0) */        \
+                const uint8_t *next = bytes;                                   \
+                for (uint32_t k8 = 0; k8 < M; k8++)                            \
+                    for (uint32_t b = bitmap[k8], k = 8 * k8; b;               \
+                         b >>= 1, k++) {                                       \
+                        if (!(b & 1u))                                         \
+                            continue;                                          \
+                        if (*next == 0)                                        \
+                            return FZS_CORRUPT_CHUNK; /* listed zero byte */   \
+                        out[k] = *next++;                                      \
+                    }                                                          \
+            } else {                                                           \
+                memcpy(out, bytes, B);                                         \
             }                                                                  \
+            if (B && (out[B - 1] & last_mask))                                 \
+                return FZS_CORRUPT_CHUNK; /* padding bits of the last byte */  \
             if (q % 8 == 0)                                                    \
                 falcon_unplanes8_##W(work, B, q / 8, e, n);                    \
         }                                                                      \
