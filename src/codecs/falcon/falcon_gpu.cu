@@ -1141,7 +1141,9 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
     const uintptr_t room =
         (uintptr_t)(in - reinterpret_cast<uint8_t *>(planes));
     __syncwarp(); /* the head is read before planes may overwrite it */
-    /* checks that guard no read are voted on once, after the planes */
+    /* checks that guard no read are voted on once, after the planes (F7);
+     * a dense plane's too, so that no branch waits for its warp sum
+     * (decompression f64 +2-4%, f32 +1-2.6%, run s148) */
     bool bad = false;
     for (uint32_t q = width; q-- > 0;) {
         const uint32_t k = width - 1 - q; /* stream order */
@@ -1197,14 +1199,12 @@ __device__ bool decode_warp(const uint8_t *in, uint32_t size, uint32_t n,
                 }
             }
             nnz = __reduce_add_sync(FZ_FULL_MASK, nonzero_count(word));
-            if (falcon_sparse(B, nnz))
-                return true; /* sparse would have been smaller */
+            bad |= falcon_sparse(B, nnz); /* sparse would be smaller */
             pos += B;
         }
         bad |= B && (uint32_t)lane == (B - 1) / 4 &&
                ((word >> (8 * ((B - 1) % 4))) & last_mask);
-        if (q == width - 1 && nnz == 0)
-            return true;
+        bad |= q == width - 1 && nnz == 0; /* the width is not minimal */
         __syncwarp(); /* every lane's reads so far precede the write */
         planes[32 * k + lane] = word;
     }
