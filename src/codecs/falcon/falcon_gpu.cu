@@ -492,11 +492,12 @@ __device__ __forceinline__ void store_rows(const uint32_t (&m)[32], uint32_t w,
  * w of transpose32(m) to planes[32 (q0 + q) + L], by the narrow forms
  * where they apply (most chunks of real series are 6-13 planes wide).
  * Each form stores its own rows, so that no form's rows are moved into
- * the registers of another's (decompression +1.5-4% over a shared store
- * loop, run s145). kFullFirst tests for the full form first: the f32
- * encoder's series of 25-30 planes (Basel, Bitcoin) lost 3-5% behind
- * the three narrow tests, 1% so; the f64 encoder was 1-2% slower so
- * (s146: a matter of code layout, not of the tests' cost). */
+ * the registers of another's (f64 decompression +2.7-6.7% against +0-4.6%
+ * with one shared store loop, runs s144-s145). kFullFirst tests for the
+ * full form first. The f32 encoder takes it: its series of 25-30 planes
+ * (Basel, Bitcoin) lost 3-5% with the full form tested last and 1% with
+ * it first. The f64 encoder does not: it was 1-2% slower with the full
+ * form first (s146; code layout, not the cost of the tests). */
 template <bool kFullFirst>
 __device__ __forceinline__ void planes_out(uint32_t (&m)[32], uint32_t w,
                                            uint32_t q0, uint32_t *planes) {
