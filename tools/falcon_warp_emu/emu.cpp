@@ -361,10 +361,7 @@ template <int W> static void check_narrow(uint64_t *rng) {
             full[b] = narrow[b] = x[b];
         }
         transpose32(full);
-        if constexpr (W == 24)
-            transpose_narrow24(narrow);
-        else
-            transpose_narrow<W>(narrow);
+        transpose_narrow<W>(narrow);
         for (int q = 0; q < width; q++)
             if (narrow[q] != full[q])
                 fail("transpose_narrow differs from transpose32", "");
@@ -372,10 +369,7 @@ template <int W> static void check_narrow(uint64_t *rng) {
         for (int q = 0; q < 32; q++)
             narrow[q] = full[q];
         transpose32(full);
-        if constexpr (W == 24)
-            untranspose_narrow24(narrow);
-        else
-            untranspose_narrow<W>(narrow);
+        untranspose_narrow<W>(narrow);
         for (int b = 0; b < 32; b++)
             if (narrow[b] != x[b] || full[b] != x[b])
                 fail("untranspose_narrow differs from transpose32", "");

@@ -332,67 +332,67 @@ __device__ __forceinline__ void transpose32(uint32_t (&m)[32]) {
     transpose_block<32>(m);
 }
 
-/* transpose32 of 32 words whose bits from W on are 0 (W = 8 or 16: a
+/* transpose32 of 32 words whose bits from W on are 0 (W = 8, 16 or 24: a
  * chunk's deltas of width <= W), giving its rows q < W; the rows from W on
- * are 0 and left undefined. The rounds s >= W of transpose32 only gather
- * the words' low W bits side by side (round 16 moves the low half of
- * m[k + 16] into the empty high half of m[k], round 8 then the low byte
- * of m[k + 8]), so they are a fold, and the rest runs on W words:
- * W = 16 ~6, W = 8 ~3 instructions per word instead of ~13. */
+ * are left undefined. The rounds s >= W of transpose32 only gather the
+ * words' low bits side by side (round 16 moves the low half of m[k + 16]
+ * into the empty high half of m[k], round 8 then the low byte of m[k + 8]),
+ * so they are a fold, and the rest runs on W words: W = 8 ~3, W = 16 ~6
+ * instructions per word instead of ~13. W = 24 (the top byte 0): after a
+ * full round 16 the high halves m[16..32) hold 8 bits per 16, so their
+ * round 8 is a fold and rounds 4, 2, 1 run on 24 words (~10). */
 template <int W>
 __device__ __forceinline__ void transpose_narrow(uint32_t (&m)[32]) {
-    static_assert(W == 8 || W == 16, "a fold of whole bytes");
+    static_assert(W == 8 || W == 16 || W == 24, "a fold of whole bytes");
+    if constexpr (W == 24) {
+        transpose_round<16, 0, 32>(m);
+        transpose_round<8, 0, 16>(m);
 #pragma unroll
-    for (int k = 0; k < W; k++)
+        for (int k = 16; k < 24; k++)
+            m[k] |= m[k + 8] << 8;
+        transpose_round<4, 0, 24>(m);
+        transpose_round<2, 0, 24>(m);
+        transpose_round<1, 0, 24>(m);
+    } else {
 #pragma unroll
-        for (int j = 1; j < 32 / W; j++)
-            m[k] |= m[k + j * W] << (j * W);
-    transpose_block<W>(m);
+        for (int k = 0; k < W; k++)
+#pragma unroll
+            for (int j = 1; j < 32 / W; j++)
+                m[k] |= m[k + j * W] << (j * W);
+        transpose_block<W>(m);
+    }
 }
 
 /* The inverse direction: transpose32 of 32 words of which only m[0..W)
- * may be nonzero (a chunk's planes of width <= W), giving all 32 rows:
- * the rounds s < W on the W words, then rounds s >= W as an unfold (bit
- * field k of m[k] to m[k + j W]). */
+ * may be nonzero (a chunk's planes of width <= W; m[W..32) are not read),
+ * giving all 32 rows: the rounds s < W on the W words, then the rounds
+ * s >= W as an unfold (bit field j of m[k] to m[k + j W]); W = 24 the
+ * other way round from transpose_narrow<24>. */
 template <int W>
 __device__ __forceinline__ void untranspose_narrow(uint32_t (&m)[32]) {
-    static_assert(W == 8 || W == 16, "an unfold of whole bytes");
-    constexpr uint32_t mask = (1u << W) - 1;
-    transpose_block<W>(m);
+    static_assert(W == 8 || W == 16 || W == 24, "an unfold of whole bytes");
+    if constexpr (W == 24) {
+        transpose_round<4, 0, 24>(m);
+        transpose_round<2, 0, 24>(m);
+        transpose_round<1, 0, 24>(m);
+        transpose_round<8, 0, 16>(m);
 #pragma unroll
-    for (int k = 0; k < W; k++) {
+        for (int k = 16; k < 24; k++) {
+            m[k + 8] = (m[k] >> 8) & 0x00FF00FFu;
+            m[k] &= 0x00FF00FFu;
+        }
+        transpose_round<16, 0, 32>(m);
+    } else {
+        constexpr uint32_t mask = (1u << W) - 1;
+        transpose_block<W>(m);
 #pragma unroll
-        for (int j = 1; j < 32 / W; j++)
-            m[k + j * W] = (m[k] >> (j * W)) & mask;
-        m[k] &= mask;
+        for (int k = 0; k < W; k++) {
+#pragma unroll
+            for (int j = 1; j < 32 / W; j++)
+                m[k + j * W] = (m[k] >> (j * W)) & mask;
+            m[k] &= mask;
+        }
     }
-}
-
-/* Width <= 24 (the top byte 0), rows q < 24: after round 16 the high
- * halves m[16..32) hold 8 bits per 16, so their round 8 is a fold, and
- * rounds 4, 2, 1 run on 24 words (~10 instructions per word). */
-__device__ __forceinline__ void transpose_narrow24(uint32_t (&m)[32]) {
-    transpose_round<16, 0, 32>(m);
-    transpose_round<8, 0, 16>(m);
-#pragma unroll
-    for (int k = 16; k < 24; k++)
-        m[k] |= m[k + 8] << 8;
-    transpose_round<4, 0, 24>(m);
-    transpose_round<2, 0, 24>(m);
-    transpose_round<1, 0, 24>(m);
-}
-/* The inverse: all 32 rows from planes m[0..24) (m[24..32) not read). */
-__device__ __forceinline__ void untranspose_narrow24(uint32_t (&m)[32]) {
-    transpose_round<4, 0, 24>(m);
-    transpose_round<2, 0, 24>(m);
-    transpose_round<1, 0, 24>(m);
-    transpose_round<8, 0, 16>(m);
-#pragma unroll
-    for (int k = 16; k < 24; k++) {
-        m[k + 8] = (m[k] >> 8) & 0x00FF00FFu;
-        m[k] &= 0x00FF00FFu;
-    }
-    transpose_round<16, 0, 32>(m);
 }
 
 /* Shared memory of the warp kernels, per warp: a stage of the chunk's
@@ -511,7 +511,7 @@ __device__ __forceinline__ void planes_out(uint32_t (&m)[32], uint32_t w,
         transpose_narrow<16>(m);
         store_rows<16>(m, w, q0, planes);
     } else if (w <= 24) {
-        transpose_narrow24(m);
+        transpose_narrow<24>(m);
         store_rows<24>(m, w, q0, planes);
     } else {
         transpose32(m);
@@ -542,7 +542,7 @@ planes_in(uint32_t (&m)[32], uint32_t w, const uint32_t *planes, uint32_t top) {
         untranspose_narrow<16>(m);
     } else if (w <= 24) {
         load_rows<24>(m, w, planes, top);
-        untranspose_narrow24(m);
+        untranspose_narrow<24>(m);
     } else {
         load_rows<32>(m, w, planes, top);
         transpose32(m);
@@ -571,13 +571,7 @@ __device__ void store_planes(const uint64_t (&x)[32], uint32_t width,
 #pragma unroll
     for (int b = 0; b < 32; b++)
         m[b] = (uint32_t)(x[b] >> 32);
-    /* the high planes: at most 8 (f64 chunks of 33-37 planes), or more */
-    if (width - 32 > 8) {
-        planes_out<false>(m, width - 32, 32, planes);
-    } else {
-        transpose_narrow<8>(m);
-        store_rows<8>(m, width - 32, 32, planes);
-    }
+    planes_out<false>(m, width - 32, 32, planes);
 }
 
 /* The inverse: this lane's deltas x[b] from the decoder's planes, plane q
@@ -595,13 +589,8 @@ __device__ void load_planes(uint64_t (&x)[32], uint32_t width,
     for (int b = 0; b < 32; b++)
         x[b] = m[b];
     if (width <= 32)
-        return;           /* warp-uniform */
-    if (width - 32 > 8) { /* the high planes, as in store_planes */
-        planes_in(m, width - 32, planes, width - 33);
-    } else {
-        load_rows<8>(m, width - 32, planes, width - 33);
-        untranspose_narrow<8>(m);
-    }
+        return; /* warp-uniform */
+    planes_in(m, width - 32, planes, width - 33);
 #pragma unroll
     for (int b = 0; b < 32; b++)
         x[b] |= (uint64_t)m[b] << 32;
