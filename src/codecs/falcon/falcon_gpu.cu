@@ -421,15 +421,21 @@ constexpr uint32_t kRowSlots = 33;
 
 /* Blocks per SM that the register budget is cut to fit (an SM has 64 Ki
  * registers, a block 128 threads): 24 warps for the f32 encoder (<= 85
- * registers), 32 for the f32 decoder (64), 16 for the f64 encoder (128;
- * its stage and pending planes, 13.8 KiB per warp, allow no more) and
- * for the f64 decoder (128). ptxas -v: no spills. */
+ * registers; its two stages, 8.3 KiB per warp, allow no more), 40 for the
+ * f32 decoder (48), 16 for the f64 encoder (128; its stage and pending
+ * planes, 13.8 KiB per warp, allow no more) and 24 for the f64 decoder
+ * (80; its stage allows no more). The decoders are latency-bound, so
+ * they take every warp their stage allows, at the price of a few words
+ * spilled per chunk (f32 4 / 12 bytes without / with verification, f64
+ * 24 / 60 around the running sum): run s151-s152, decompression f64
+ * +13-18% at 24 warps against 16 (+2-4% against 20), f32 +1-3% at 40
+ * against 32 (the low-ratio series most). The encoders spill nothing. */
 template <typename T> struct MinBlocks;
 template <> struct MinBlocks<uint32_t> {
-    static constexpr int encode = 6, decode = 8;
+    static constexpr int encode = 6, decode = 10;
 };
 template <> struct MinBlocks<uint64_t> {
-    static constexpr int encode = 4, decode = 4;
+    static constexpr int encode = 4, decode = 6;
 };
 
 /* Bytes per warp of the encoder and of the decoder (the stage). The
@@ -449,8 +455,14 @@ template <typename T> struct WarpSmem {
         sizeof(T) == 8 ? kPendingPlanes64 : kPendingPlanes32;
     static constexpr uint32_t encode =
         pending_planes ? buffer + 128 * pending_planes : 2 * buffer;
-    static constexpr uint32_t decode = buffer;
+    /* the f64 decoder's chunk schedule (fz_gpu_ahead, lane 0's) after
+     * the stage: in registers, every lane of the warp held its ~9 */
+    static constexpr uint32_t schedule = sizeof(T) == 8 ? 48 : 0;
+    static constexpr uint32_t decode = buffer + schedule;
 };
+static_assert(sizeof(fz_gpu_ahead) <= WarpSmem<uint64_t>::schedule &&
+                  WarpSmem<uint64_t>::decode % 16 == 0,
+              "the decoder's schedule fits after its stage");
 
 /* This warp's part of the dynamic shared memory. */
 __device__ __forceinline__ uint8_t *warp_smem(uint8_t *smem, uint32_t bytes) {
@@ -582,18 +594,28 @@ __device__ void load_planes(uint32_t (&x)[32], uint32_t width,
     planes_in(x, width, planes, width - 1);
 }
 __device__ void load_planes(uint64_t (&x)[32], uint32_t width,
-                            const uint32_t *planes) {
+                            uint32_t *planes) {
     uint32_t m[32];
     planes_in(m, width < 32 ? width : 32, planes, width - 1);
+    if (width <= 32) { /* warp-uniform */
+#pragma unroll
+        for (int b = 0; b < 32; b++)
+            x[b] = m[b];
+        return;
+    }
+    /* the low words wait in the rows of the low planes, which this lane
+     * has read (each lane reads and writes only its own word of a row),
+     * so that they and the high planes' transpose are not in registers
+     * together: that peak (~100 live registers) set the f64 decoder's
+     * budget; without it the decoder runs 24 warps per SM (MinBlocks) */
+    uint32_t *low = planes + 32 * (width - 1) + (threadIdx.x & 31);
 #pragma unroll
     for (int b = 0; b < 32; b++)
-        x[b] = m[b];
-    if (width <= 32)
-        return; /* warp-uniform */
+        low[-32 * b] = m[b];
     planes_in(m, width - 32, planes, width - 33);
 #pragma unroll
     for (int b = 0; b < 32; b++)
-        x[b] |= (uint64_t)m[b] << 32;
+        x[b] = (uint64_t)m[b] << 32 | low[-32 * b];
 }
 
 /* The chunk's scale byte from the staged values by the CPU's own scan
@@ -1267,7 +1289,8 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
     falcon_decompress_warp(const fz_gpu_args a) {
     typedef FW<T> F;
     extern __shared__ __align__(16) uint8_t smem_raw[];
-    T *stage = reinterpret_cast<T *>(warp_smem(smem_raw, WarpSmem<T>::decode));
+    uint8_t *mine = warp_smem(smem_raw, WarpSmem<T>::decode);
+    T *stage = reinterpret_cast<T *>(mine);
     uint32_t *planes = reinterpret_cast<uint32_t *>(stage);
     const int lane = threadIdx.x & 31;
     int st = FZS_OK;
@@ -1290,9 +1313,12 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
     const fz_header &h = a.expect; /* the stream's but for codec_version */
     const bool verify = kVerify && (flags & FZ_HDR_FLAG_CHECKSUMS);
     const bool version1 = falcon_sum_kind(version) == FZ_SUM_MIX;
-    fz_gpu_ahead ahead;
-    if (sizeof(T) == 8 && lane == 0)
+    fz_gpu_ahead &ahead =
+        *reinterpret_cast<fz_gpu_ahead *>(mine + WarpSmem<T>::buffer);
+    if (sizeof(T) == 8 && lane == 0) {
+        ahead = fz_gpu_ahead();
         ahead.start(a, flags, h.chunk_count);
+    }
     for (;;) {
         uint64_t off = 0, size = 0;
         uint32_t want = 0;
