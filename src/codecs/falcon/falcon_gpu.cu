@@ -167,11 +167,11 @@ __device__ unsigned long long warp_ticket(const fz_gpu_args &a) {
  * as it goes. */
 template <typename T>
 __device__ unsigned long long
-next_chunk(fz_gpu_ahead &ahead, const fz_gpu_args &a, uint32_t flags,
+next_chunk(fz_gpu_ahead *ahead, const fz_gpu_args &a, uint32_t flags,
            uint64_t *off, uint64_t *size, uint32_t *want) {
     const uint64_t count = a.expect.chunk_count;
     if (sizeof(T) == 8)
-        return fz_gpu_warp_take(ahead, a, flags, count, off, size, want);
+        return fz_gpu_warp_take(*ahead, a, flags, count, off, size, want);
     const unsigned long long c = warp_ticket(a);
     if (c < count) { /* warp-uniform */
         *off = a.offsets[c];
@@ -318,15 +318,21 @@ __device__ __forceinline__ void transpose_round(uint32_t (&m)[32]) {
  * ballot per bit costs ~6 per word and bit-plane. The rounds commute
  * (round s swaps bit s of the row index with bit s of the column index),
  * which the narrow forms below use. */
+/* Rounds 4, 2, 1 on m[0..N): the whole of an 8 x 8 block's transpose,
+ * and the rounds the 24-plane forms run on 24 words. */
+template <int N>
+__device__ __forceinline__ void transpose_low_rounds(uint32_t (&m)[32]) {
+    transpose_round<4, 0, N>(m);
+    transpose_round<2, 0, N>(m);
+    transpose_round<1, 0, N>(m);
+}
 template <int S>
 __device__ __forceinline__ void transpose_block(uint32_t (&m)[32]) {
     if (S > 16)
         transpose_round<16, 0, S>(m);
     if (S > 8)
         transpose_round<8, 0, S>(m);
-    transpose_round<4, 0, S>(m);
-    transpose_round<2, 0, S>(m);
-    transpose_round<1, 0, S>(m);
+    transpose_low_rounds<S>(m);
 }
 __device__ __forceinline__ void transpose32(uint32_t (&m)[32]) {
     transpose_block<32>(m);
@@ -350,9 +356,7 @@ __device__ __forceinline__ void transpose_narrow(uint32_t (&m)[32]) {
 #pragma unroll
         for (int k = 16; k < 24; k++)
             m[k] |= m[k + 8] << 8;
-        transpose_round<4, 0, 24>(m);
-        transpose_round<2, 0, 24>(m);
-        transpose_round<1, 0, 24>(m);
+        transpose_low_rounds<24>(m);
     } else {
 #pragma unroll
         for (int k = 0; k < W; k++)
@@ -372,9 +376,7 @@ template <int W>
 __device__ __forceinline__ void untranspose_narrow(uint32_t (&m)[32]) {
     static_assert(W == 8 || W == 16 || W == 24, "an unfold of whole bytes");
     if constexpr (W == 24) {
-        transpose_round<4, 0, 24>(m);
-        transpose_round<2, 0, 24>(m);
-        transpose_round<1, 0, 24>(m);
+        transpose_low_rounds<24>(m);
         transpose_round<8, 0, 16>(m);
 #pragma unroll
         for (int k = 16; k < 24; k++) {
@@ -1313,11 +1315,14 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::decode)
     const fz_header &h = a.expect; /* the stream's but for codec_version */
     const bool verify = kVerify && (flags & FZ_HDR_FLAG_CHECKSUMS);
     const bool version1 = falcon_sum_kind(version) == FZ_SUM_MIX;
-    fz_gpu_ahead &ahead =
-        *reinterpret_cast<fz_gpu_ahead *>(mine + WarpSmem<T>::buffer);
-    if (sizeof(T) == 8 && lane == 0) {
-        ahead = fz_gpu_ahead();
-        ahead.start(a, flags, h.chunk_count);
+    /* f64 only: the f32 decoder takes plain tickets (next_chunk) */
+    fz_gpu_ahead *ahead =
+        WarpSmem<T>::schedule
+            ? reinterpret_cast<fz_gpu_ahead *>(mine + WarpSmem<T>::buffer)
+            : nullptr;
+    if (ahead && lane == 0) {
+        *ahead = fz_gpu_ahead();
+        ahead->start(a, flags, h.chunk_count);
     }
     for (;;) {
         uint64_t off = 0, size = 0;
