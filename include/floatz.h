@@ -146,9 +146,11 @@ typedef struct fz_params {
                                  0 = the default (2), at most
                                  FZ_MAX_GPU_STREAMS (not stored) */
     uint32_t batch_kib;       /* KiB of input per pipeline batch (whole
-                                 chunks, at least one), 0 = a 32nd of the
-                                 call's data, 8 to 64 MiB; also the file
-                                 streaming batch (not stored) */
+                                 chunks, at least one; the pipeline's
+                                 first and last three batches are 1/8 to
+                                 1/2 of it), 0 = a 32nd of the call's data,
+                                 8 to 64 MiB; also the file streaming
+                                 batch (not stored) */
     uint32_t reserved[6];     /* must be zero */
 } fz_params;
 

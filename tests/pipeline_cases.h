@@ -133,7 +133,9 @@ static inline uint32_t pc_batch_kib(uint64_t chunk_bytes, uint64_t *chunks) {
 }
 
 /* Value counts around batch boundaries for values_per_chunk and
- * chunks_per_batch; returns how many were written to out (<= 16). */
+ * chunks_per_batch; returns how many were written to out (<= 16). The GPU
+ * pipeline splits the last two into smaller batches at either end as well
+ * (fz_plan_split's ramp, batches of one chunk here). */
 static inline size_t pc_sizes(uint64_t values_per_chunk,
                               uint64_t chunks_per_batch, uint64_t *out) {
     const uint64_t batch = values_per_chunk * chunks_per_batch;
@@ -149,6 +151,7 @@ static inline size_t pc_sizes(uint64_t values_per_chunk,
     out[k++] = 3 * batch - 1;
     out[k++] = 3 * batch + 1;
     out[k++] = 5 * batch + 7;
+    out[k++] = 8 * batch + values_per_chunk + 1; /* the pipeline's ramp */
     return k;
 }
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../src/api/fz_internal.h"
 #include "pipeline_cases.h"
 #include "test_util.h"
 
@@ -452,6 +453,131 @@ static void group_arguments(void) {
     cases_run++;
 }
 
+/* ----------------------------------------------------------------- plans
+ * The GPU pipeline's batches (fz_plan_split with the ramp): contiguous,
+ * every chunk once, the ramp's sizes where there is room for it, the
+ * largest batch reported right, and every batch compressed on its own
+ * giving the whole stream's table entries and payload bytes. */
+
+/* Compress batch b of plan on its own (CPU) and compare its entries and
+ * payload with the whole stream's at the batch's place. */
+static void check_batch_bytes(const fz_batch_plan *plan, uint64_t b,
+                              const uint8_t *src, const uint8_t *whole,
+                              uint64_t *payload_pos) {
+    uint64_t first, n, first_byte, bytes;
+    fz_plan_batch(plan, b, &first, &n, &first_byte, &bytes);
+    fz_params bp;
+    CHECK_OK(fz_plan_batch_params(plan, b, &bp));
+    size_t size = 0;
+    uint8_t *sub = tu_compress(&bp, src + first_byte, &size);
+    const uint32_t entry = fz_table_entry_bytes(plan->h.flags);
+    fz_header wh, sh;
+    CHECK_OK(fz_header_read(whole, FZ_HDR_BYTES, &wh));
+    CHECK_OK(fz_header_read(sub, size, &sh));
+    CHECK_EQ_U64(sh.chunk_count, n);
+    CHECK(memcmp(sub + FZ_HDR_BYTES, whole + FZ_HDR_BYTES + first * entry,
+                 (size_t)(n * entry)) == 0);
+    CHECK(memcmp(sub + fz_payload_offset(&sh),
+                 whole + fz_payload_offset(&wh) + *payload_pos,
+                 (size_t)sh.payload_bytes) == 0);
+    *payload_pos += sh.payload_bytes;
+    free(sub);
+}
+
+static void plan_case(const fz_params *p, uint64_t cpb, int compare) {
+    tu_context("plans %s %llu chunks per batch", fz_codec_name(p->codec),
+               (unsigned long long)cpb);
+    fz_batch_plan plan;
+    CHECK_OK(fz_plan_compress(p, 1, &plan));
+    fz_plan_split(&plan, cpb * plan.h.chunk_bytes, 1);
+    const uint64_t chunks = plan.h.chunk_count;
+    uint64_t ramp[3], up = 0;
+    for (int i = 0; i < 3; i++) {
+        ramp[i] = cpb >> (3 - i) ? cpb >> (3 - i) : 1;
+        up += ramp[i];
+    }
+    const int ramped = cpb > 1 && chunks >= 2 * up + 2 * cpb;
+    CHECK_EQ_U64(plan.ramp, ramped ? 3 : 0);
+    uint64_t next = 0, next_byte = 0, most = 0;
+    for (uint64_t b = 0; b < plan.batch_count; b++) {
+        uint64_t first, n, first_byte, bytes;
+        fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
+        CHECK_EQ_U64(first, next);
+        CHECK_EQ_U64(first_byte, next_byte);
+        CHECK(n >= 1 && n <= cpb);
+        if (ramped && b < 3)
+            CHECK_EQ_U64(n, ramp[b]);
+        else if (ramped && b >= plan.batch_count - 3)
+            CHECK_EQ_U64(n, ramp[plan.batch_count - 1 - b]);
+        else if (b + 1 < plan.batch_count - (ramped ? 3 : 0))
+            CHECK_EQ_U64(n, cpb); /* a middle batch but the last */
+        most = n > most ? n : most;
+        next += n;
+        next_byte += bytes;
+    }
+    CHECK_EQ_U64(next, chunks);
+    CHECK_EQ_U64(next_byte, plan.h.original_bytes);
+    if (plan.batch_count) {
+        uint64_t first, n, first_byte, bytes;
+        fz_plan_batch(&plan, fz_plan_largest_batch(&plan), &first, &n,
+                      &first_byte, &bytes);
+        CHECK_EQ_U64(n, most);
+    }
+    if (!compare)
+        return;
+    CHECK_EQ_U64(plan.ramp, 3); /* the byte cases are all ramped */
+    const size_t esize = tu_dtype_size(p->dtype);
+    uint64_t values = 1;
+    for (uint32_t d = 0; d < p->ndims; d++)
+        values *= p->dims[d];
+    uint8_t *src = (uint8_t *)tu_xmalloc((size_t)values * esize);
+    tu_fill(TU_GEN_WAVE, p->dtype, src, (size_t)values, values + cpb);
+    size_t whole_size = 0;
+    uint8_t *whole = tu_compress(p, src, &whole_size);
+    fz_batch_plan rel = plan;
+    if (plan.h.mode == FZ_MODE_REL) { /* the range fz_compress took */
+        double lo = 0, hi = 0;
+        fz_value_range(p->dtype, src, values, 1, &lo, &hi);
+        fz_plan_set_range(&rel, lo, hi);
+    }
+    uint64_t pos = 0;
+    for (uint64_t b = 0; b < rel.batch_count; b++)
+        check_batch_bytes(&rel, b, src, whole, &pos);
+    fz_header wh;
+    CHECK_OK(fz_header_read(whole, whole_size, &wh));
+    CHECK_EQ_U64(pos, wh.payload_bytes);
+    free(src);
+    free(whole);
+}
+
+static void group_plans(void) {
+    /* the split alone, over chunk counts and batch sizes around the
+     * ramp's threshold */
+    const uint64_t cpbs[] = {1, 2, 3, 7, 8, 9, 16, 64};
+    for (size_t i = 0; i < sizeof cpbs / sizeof cpbs[0]; i++)
+        for (uint64_t chunks = 0; chunks <= 12 * cpbs[i] + 5; chunks++) {
+            fz_params p = tu_params(FZ_F32, chunks * 4096, 0);
+            plan_case(&p, cpbs[i], 0);
+            cases_run++;
+        }
+    /* bytes: sleek 1-D with a partial last chunk, lorenzo 3-D REL (whole
+     * slabs of its own view), falcon f64 */
+    fz_params s = tu_params(FZ_F32, 37 * 4096 + 100, 0);
+    plan_case(&s, 2, 1);
+    plan_case(&s, 8, 1);
+    fz_params l = tu_params(FZ_F32, 1, 0);
+    const uint64_t dims[3] = {128, 96, 445}; /* 40-plane chunks: 11 + 5 */
+    CHECK_OK(fz_params_set_shape(&l, 3, dims));
+    l.codec = FZ_CODEC_LORENZO;
+    l.mode = FZ_MODE_REL;
+    l.bound = 1e-3;
+    plan_case(&l, 2, 1);
+    fz_params f = tu_params(FZ_F64, 40 * 1025 + 3, 0);
+    f.codec = FZ_CODEC_FALCON;
+    plan_case(&f, 8, 1);
+    cases_run += 4;
+}
+
 typedef struct named_group {
     const char *name;
     void (*run)(void);
@@ -465,6 +591,7 @@ static const named_group groups[] = {
     {"io_errors", group_io_errors},
     {"arguments", group_arguments},
     {"lorenzo_shapes", group_lorenzo_shapes},
+    {"plans", group_plans},
 };
 
 int main(int argc, char **argv) {

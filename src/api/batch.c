@@ -15,10 +15,34 @@ static uint64_t batch_chunks(uint32_t chunk_bytes, uint64_t batch_bytes) {
     return n ? n : 1;
 }
 
-static void plan_split(fz_batch_plan *plan, uint64_t batch_bytes) {
-    plan->chunks_per_batch = batch_chunks(plan->h.chunk_bytes, batch_bytes);
-    plan->batch_count = (plan->h.chunk_count + plan->chunks_per_batch - 1) /
-                        plan->chunks_per_batch;
+enum { RAMP_STEPS = 3 };
+
+/* Chunks of ramp batch i (0 = the smallest) for batches of cpb chunks. */
+static uint64_t ramp_chunks(uint64_t cpb, uint32_t i) {
+    const uint64_t n = cpb >> (RAMP_STEPS - i);
+    return n ? n : 1;
+}
+
+static uint64_t ramp_total(uint64_t cpb, uint32_t ramp) {
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < ramp; i++)
+        sum += ramp_chunks(cpb, i);
+    return sum;
+}
+
+void fz_plan_split(fz_batch_plan *plan, uint64_t batch_bytes, int ramp) {
+    const uint64_t cpb = batch_chunks(plan->h.chunk_bytes, batch_bytes);
+    const uint64_t chunks = plan->h.chunk_count;
+    plan->chunks_per_batch = cpb;
+    plan->ramp = 0;
+    if (ramp && cpb > 1 && chunks >= 2 * ramp_total(cpb, RAMP_STEPS) + 2 * cpb)
+        plan->ramp = RAMP_STEPS;
+    const uint64_t middle = chunks - 2 * ramp_total(cpb, plan->ramp);
+    plan->batch_count = 2 * plan->ramp + (middle + cpb - 1) / cpb;
+}
+
+uint64_t fz_plan_largest_batch(const fz_batch_plan *plan) {
+    return plan->ramp;
 }
 
 fz_status fz_plan_compress(const fz_params *p, uint64_t batch_bytes,
@@ -28,7 +52,7 @@ fz_status fz_plan_compress(const fz_params *p, uint64_t batch_bytes,
     if (s != FZ_OK)
         return s;
     plan->params = *p;
-    plan_split(plan, batch_bytes);
+    fz_plan_split(plan, batch_bytes, 0);
     return FZ_OK;
 }
 
@@ -36,7 +60,7 @@ void fz_plan_decompress(const fz_header *h, uint64_t batch_bytes,
                         fz_batch_plan *plan) {
     memset(plan, 0, sizeof *plan);
     plan->h = *h;
-    plan_split(plan, batch_bytes);
+    fz_plan_split(plan, batch_bytes, 0);
 }
 
 void fz_plan_set_range(fz_batch_plan *plan, double lo, double hi) {
@@ -50,10 +74,22 @@ void fz_plan_set_range(fz_batch_plan *plan, double lo, double hi) {
 
 void fz_plan_batch(const fz_batch_plan *plan, uint64_t b, uint64_t *first,
                    uint64_t *count, uint64_t *first_byte, uint64_t *bytes) {
-    const uint64_t f = b * plan->chunks_per_batch;
-    const uint64_t left = plan->h.chunk_count - f;
-    const uint64_t n =
-        left < plan->chunks_per_batch ? left : plan->chunks_per_batch;
+    const uint64_t cpb = plan->chunks_per_batch;
+    const uint64_t ramp = plan->ramp, up = ramp_total(cpb, plan->ramp);
+    const uint64_t middle = plan->h.chunk_count - 2 * up;
+    const uint64_t middle_batches = plan->batch_count - 2 * ramp;
+    uint64_t f, n;
+    if (b < ramp) { /* ramp up */
+        f = ramp_total(cpb, (uint32_t)b);
+        n = ramp_chunks(cpb, (uint32_t)b);
+    } else if (b - ramp < middle_batches) {
+        f = up + (b - ramp) * cpb;
+        n = middle - (b - ramp) * cpb < cpb ? middle - (b - ramp) * cpb : cpb;
+    } else { /* ramp down: the steps of the ramp up in reverse */
+        const uint32_t k = (uint32_t)(b - ramp - middle_batches);
+        f = up + middle + (up - ramp_total(cpb, RAMP_STEPS - k));
+        n = ramp_chunks(cpb, RAMP_STEPS - 1 - k);
+    }
     const uint64_t start = f * plan->h.chunk_bytes;
     uint64_t end = (f + n) * plan->h.chunk_bytes;
     if (end > plan->h.original_bytes)

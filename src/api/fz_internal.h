@@ -89,6 +89,7 @@ typedef struct fz_batch_plan {
     uint64_t abs_bound_bits; /* REL: the absolute bound batches run with */
     uint64_t chunks_per_batch;
     uint64_t batch_count;
+    uint32_t ramp; /* batches at either end that are smaller (fz_plan_split) */
 } fz_batch_plan;
 
 /* Split the array of p into batches of about batch_bytes (>= one chunk). */
@@ -97,6 +98,14 @@ fz_status fz_plan_compress(const fz_params *p, uint64_t batch_bytes,
 /* Split a stream of header h into batches of about batch_bytes decoded. */
 void fz_plan_decompress(const fz_header *h, uint64_t batch_bytes,
                         fz_batch_plan *plan);
+/* Split again into batches of about batch_bytes. With ramp, the first
+ * three batches hold 1/8, 1/4 and 1/2 of a batch's chunks and the last
+ * three the same in reverse (at least one chunk each), where the array
+ * has room for them and two whole batches: a pipeline's first upload and
+ * last download then overlap nothing for a shorter time. */
+void fz_plan_split(fz_batch_plan *plan, uint64_t batch_bytes, int ramp);
+/* A batch with the most chunks (the first one after the ramp). */
+uint64_t fz_plan_largest_batch(const fz_batch_plan *plan);
 /* REL: fix the bound from the range of the whole input (fz_value_range). */
 void fz_plan_set_range(fz_batch_plan *plan, double lo, double hi);
 /* Chunks [*first, *first + *count) and their bytes of batch b. */

@@ -331,6 +331,21 @@ uint64_t max_u64(uint64_t a, uint64_t b) {
     return a > b ? a : b;
 }
 
+/* The batches that can differ in size or shape: the ramp up with the first
+ * whole batch, and the last middle batch with the ramp down
+ * (fz_plan_split). Every other batch is like one of them. */
+template <typename F>
+fz_status for_each_batch_kind(const fz_batch_plan &plan, F f) {
+    const uint64_t nb = plan.batch_count, edge = plan.ramp;
+    for (uint64_t b = 0; b < nb;
+         b = b == edge && nb > 2 * edge + 1 ? nb - 1 - edge : b + 1) {
+        const fz_status s = f(b);
+        if (s != FZ_OK)
+            return s;
+    }
+    return FZ_OK;
+}
+
 /* ------------------------------------------------------------ compress */
 
 struct Compressor {
@@ -348,19 +363,19 @@ struct Compressor {
     bool in_flight = false;   /* ... or on their way: wait for landed[b] */
     bool track_range = false; /* reduce each batch's range into d_ranges */
 
-    /* Sizes for the largest batch (the first) and the last one. */
+    /* Buffer sizes that fit every batch (for_each_batch_kind). */
     fz_status sizes(SlotSizes *z) {
         memset(z, 0, sizeof *z);
-        for (uint64_t b : {(uint64_t)0, plan.batch_count - 1}) {
+        const fz_status s = for_each_batch_kind(plan, [&](uint64_t b) {
             fz_params bp;
             size_t bound = 0, scratch = 0;
-            fz_status s = fz_plan_batch_params(&plan, b, &bp);
-            if (s == FZ_OK)
-                s = fz_compress_bound(&bp, &bound);
-            if (s == FZ_OK)
-                s = fz_device_scratch_size(&bp, &scratch);
-            if (s != FZ_OK)
-                return s;
+            fz_status st = fz_plan_batch_params(&plan, b, &bp);
+            if (st == FZ_OK)
+                st = fz_compress_bound(&bp, &bound);
+            if (st == FZ_OK)
+                st = fz_device_scratch_size(&bp, &scratch);
+            if (st != FZ_OK)
+                return st;
             uint64_t first, n, first_byte, bytes;
             fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
             z->d_in = (size_t)max_u64(z->d_in, bytes);
@@ -372,7 +387,10 @@ struct Compressor {
                     z->scratch,
                     fz_gpu_values_range_temp_bytes(
                         plan.h.dtype, bytes / fz_dtype_size(plan.h.dtype)));
-        }
+            return FZ_OK;
+        });
+        if (s != FZ_OK)
+            return s;
         z->h_in = pl.src_mem == Memory::Pinned ? 0 : z->d_in;
         z->h_out = pl.dst_mem == Memory::Pinned ? 0 : z->d_in;
         return FZ_OK;
@@ -461,7 +479,8 @@ struct Compressor {
      * free) and in FZ_GPU_RESIDENT_MIB when that is set. */
     uint64_t resident_batches() {
         uint64_t first, n, first_byte, bytes;
-        fz_plan_batch(&plan, 0, &first, &n, &first_byte, &bytes);
+        fz_plan_batch(&plan, fz_plan_largest_batch(&plan), &first, &n,
+                      &first_byte, &bytes);
         stride = fz_align_up(bytes, FZ_GPU_SCRATCH_ALIGN);
         size_t free_bytes = 0, total = 0;
         if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
@@ -574,7 +593,8 @@ struct Compressor {
     /* Streams, events and CUB temp of the overlapped range. */
     cudaError_t reserve_range_overlap() {
         uint64_t first, n, first_byte, bytes;
-        fz_plan_batch(&plan, 0, &first, &n, &first_byte, &bytes);
+        fz_plan_batch(&plan, fz_plan_largest_batch(&plan), &first, &n,
+                      &first_byte, &bytes);
         cudaError_t e = pl.reserve_upload(resident);
         if (e == cudaSuccess)
             e = grow(&pl.d_range_temp, &pl.have_range_temp,
@@ -803,20 +823,22 @@ struct Decompressor {
 
     fz_status sizes(SlotSizes *z) {
         memset(z, 0, sizeof *z);
-        /* the first batch is the largest: no larger than the array */
-        uint64_t first0, n, first_byte0, bytes;
-        fz_plan_batch(&plan, 0, &first0, &n, &first_byte0, &bytes);
-        for (uint64_t b : {(uint64_t)0, plan.batch_count - 1}) {
+        uint64_t first0, n, first_byte0, bytes; /* the most chunks */
+        fz_plan_batch(&plan, fz_plan_largest_batch(&plan), &first0, &n,
+                      &first_byte0, &bytes);
+        const fz_status s = for_each_batch_kind(plan, [&](uint64_t b) {
             fz_params bp;
             uint8_t head[FZ_HDR_BYTES];
             size_t scratch = 0;
-            fz_status s = batch_params(b, head, &bp);
-            if (s == FZ_OK)
-                s = fz_device_scratch_size(&bp, &scratch);
-            if (s != FZ_OK)
-                return s;
-            z->scratch = (size_t)max_u64(z->scratch, scratch);
-        }
+            fz_status st = batch_params(b, head, &bp);
+            if (st == FZ_OK)
+                st = fz_device_scratch_size(&bp, &scratch);
+            if (st == FZ_OK)
+                z->scratch = (size_t)max_u64(z->scratch, scratch);
+            return st;
+        });
+        if (s != FZ_OK)
+            return s;
         z->d_in = (size_t)(sub_offset(n) + bytes);
         z->d_out = (size_t)bytes;
         z->meta = (size_t)sub_offset(n);
@@ -1042,12 +1064,7 @@ template <typename Job>
 fz_status create_slots(Pipeline &pl, fz_batch_plan &plan, Job &job,
                        uint32_t streams, uint64_t batch_bytes) {
     for (;;) {
-        fz_batch_plan shrunk = plan;
-        shrunk.chunks_per_batch = max_u64(batch_bytes / plan.h.chunk_bytes, 1);
-        shrunk.batch_count =
-            (plan.h.chunk_count + shrunk.chunks_per_batch - 1) /
-            shrunk.chunks_per_batch;
-        plan = shrunk;
+        fz_plan_split(&plan, batch_bytes, 1);
         const uint32_t n =
             (uint32_t)(plan.batch_count < streams ? plan.batch_count : streams);
         SlotSizes z;
