@@ -370,6 +370,27 @@ FZ_API fz_status fz_device_decompress(
     const fz_decode_options *opts, fz_device_result *d_result,
     fz_device_result *h_result, fz_cuda_stream stream);
 
+/* Random access on the device: values [first, first + count) of the device
+ * stream d_src (in values of its dtype, storage order, as
+ * fz_decompress_range) into d_dst (device, any alignment, room for count
+ * values). Only the chunks holding the range are decoded and verified;
+ * the stream's header and whole chunk table are checked as a whole decode
+ * checks them (count 0 only checks them). Stream-ordered like
+ * fz_device_decompress: no allocation, no synchronisation; *d_result gets
+ * count x element size and a status. The scratch must hold
+ * fz_device_range_scratch_size() bytes for the same range: about the
+ * offsets of every chunk (8 bytes each) plus twice the bytes of the chunks
+ * holding the range. On an error status d_dst's contents are undefined. */
+FZ_API fz_status fz_device_range_scratch_size(const fz_params *p,
+                                              uint64_t first, uint64_t count,
+                                              size_t *bytes);
+FZ_API fz_status fz_device_decompress_range(
+    const fz_params *p, const void *d_src, size_t src_size, uint64_t first,
+    uint64_t count, void *d_dst, size_t dst_capacity, void *d_scratch,
+    size_t scratch_bytes, const fz_decode_options *opts,
+    fz_device_result *d_result, fz_device_result *h_result,
+    fz_cuda_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

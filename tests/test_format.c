@@ -427,6 +427,16 @@ static void test_gpu_exec_without_gpu(void) {
     o.exec = FZ_EXEC_GPU;
     s = fz_decompress(dst, size, out, sizeof out, &o, &got);
     CHECK(s == FZ_ERR_NO_CUDA || s == FZ_ERR_NO_GPU);
+    /* the device API: refused before anything touches the (host) pointers */
+    size_t scratch = 0;
+    s = fz_device_range_scratch_size(&p, 3, 5, &scratch);
+    CHECK(s == FZ_OK || s == FZ_ERR_NO_CUDA);
+    _Alignas(16) uint8_t fake[4096];
+    fz_device_result r;
+    s = fz_device_decompress_range(&p, fake, size, 3, 5, fake, 20, fake,
+                                   sizeof fake, NULL, &r, NULL, NULL);
+    CHECK(s == FZ_ERR_NO_CUDA || s == FZ_ERR_NO_GPU ||
+          (s == FZ_ERR_SCRATCH_TOO_SMALL && scratch > sizeof fake));
     checks_run++;
 }
 

@@ -3,7 +3,7 @@
  * has the final stream's chunk payloads and table entries, provided the
  * chunking, the codec parameters, the enforced bound and the codec's view
  * of the shape are the same: fz_plan_batch_params pins them and checks
- * the chunking; batch_shape keeps the shape. */
+ * the chunking; fz_sub_shape keeps the shape. */
 #include <string.h>
 
 #include "../codecs/fz_codec.h"
@@ -108,8 +108,8 @@ void fz_plan_batch(const fz_batch_plan *plan, uint64_t b, uint64_t *first,
  * chunk size. Codecs that ignore the shape accept any of them; a
  * shape-aware codec's chunks are whole slabs of its own view, so the first
  * divisible candidate is that view. */
-static void batch_shape(const fz_header *h, uint64_t bytes, uint32_t *ndims,
-                        uint64_t dims[4]) {
+void fz_sub_shape(const fz_header *h, uint64_t bytes, uint32_t *ndims,
+                  uint64_t dims[4]) {
     const fz_codec_cpu *codec = fz_codec_cpu_find(h->codec);
     const uint64_t n = bytes / fz_dtype_size(h->dtype);
     for (uint32_t lead = h->ndims - 1; lead >= 1 && lead <= 3; lead--) {
@@ -158,7 +158,7 @@ fz_status fz_plan_batch_params(const fz_batch_plan *plan, uint64_t b,
     if (count != plan->h.chunk_count) { /* a part of the array */
         uint32_t ndims;
         uint64_t dims[4];
-        batch_shape(&plan->h, bytes, &ndims, dims);
+        fz_sub_shape(&plan->h, bytes, &ndims, dims);
         fz_params_set_shape(bp, ndims, dims);
     }
     if (plan->h.mode == FZ_MODE_REL) {
@@ -195,7 +195,7 @@ void fz_sub_header(const fz_header *h, uint64_t first, uint64_t count,
         if (end > h->original_bytes)
             end = h->original_bytes;
         sub.original_bytes = end - first * h->chunk_bytes;
-        batch_shape(h, sub.original_bytes, &sub.ndims, sub.dims);
+        fz_sub_shape(h, sub.original_bytes, &sub.ndims, sub.dims);
         sub.chunk_count = count;
     }
     sub.payload_bytes = payload_bytes;

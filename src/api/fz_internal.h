@@ -116,6 +116,13 @@ void fz_plan_batch(const fz_batch_plan *plan, uint64_t b, uint64_t *first,
  * it implies. FZ_ERR_UNSUPPORTED if the codec cannot keep its chunking. */
 fz_status fz_plan_batch_params(const fz_batch_plan *plan, uint64_t b,
                                fz_params *bp);
+/* The shape of a run of whole chunks of h, `bytes` long, as a stand-alone
+ * array: h's leading extents with the slowest one cut to the run when it
+ * holds whole slices, so that a shape-aware codec (lorenzo) sees its own
+ * chunk geometry; else (d0, d1, rest), (d0, rest) or 1-D, the first that
+ * gives h's chunk size. */
+void fz_sub_shape(const fz_header *h, uint64_t bytes, uint32_t *ndims,
+                  uint64_t dims[4]);
 /* Header of the stand-alone stream of chunks [first, first + count) of h
  * whose table entries are `entries` and whose payloads sum to
  * payload_bytes, serialised into out[FZ_HDR_BYTES]. */

@@ -41,6 +41,25 @@ fz_device_decompress(const fz_params *p, const void *d_src, size_t src_size,
     return FZ_ERR_NO_CUDA;
 }
 
+fz_status fz_device_range_scratch_size(const fz_params *p, uint64_t first,
+                                       uint64_t count, size_t *bytes) {
+    (void)p, (void)first, (void)count, (void)bytes;
+    return FZ_ERR_NO_CUDA;
+}
+
+fz_status
+fz_device_decompress_range(const fz_params *p, const void *d_src,
+                           size_t src_size, uint64_t first, uint64_t count,
+                           void *d_dst, size_t dst_capacity, void *d_scratch,
+                           size_t scratch_bytes, const fz_decode_options *opts,
+                           fz_device_result *d_result,
+                           fz_device_result *h_result, fz_cuda_stream stream) {
+    (void)p, (void)d_src, (void)src_size, (void)first, (void)count;
+    (void)d_dst, (void)dst_capacity, (void)d_scratch, (void)scratch_bytes;
+    (void)opts, (void)d_result, (void)h_result, (void)stream;
+    return FZ_ERR_NO_CUDA;
+}
+
 fz_status fz_gpu_host_compress(const fz_params *p, const void *src,
                                size_t src_bytes, void *dst, size_t dst_capacity,
                                size_t *compressed_size) {
