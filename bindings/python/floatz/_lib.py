@@ -145,6 +145,16 @@ _SIGNATURES = {
         [ctypes.POINTER(Params), ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t]
         + [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(DecodeOptions)] + [ctypes.c_void_p] * 3,
     ),
+    "fz_device_range_scratch_size": (
+        ctypes.c_int,
+        [ctypes.POINTER(Params), ctypes.c_uint64, ctypes.c_uint64, _size_t_p],
+    ),
+    "fz_device_decompress_range": (
+        ctypes.c_int,
+        [ctypes.POINTER(Params), ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint64, ctypes.c_uint64]
+        + [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(DecodeOptions)]
+        + [ctypes.c_void_p] * 3,
+    ),
 }
 
 

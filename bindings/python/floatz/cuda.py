@@ -161,9 +161,13 @@ def _c_strides(shape, itemsize):
 class _Work:
     """Scratch and the device result for one call, freed at its end."""
 
-    def __init__(self, params):
+    def __init__(self, params, span=None):
         size = ctypes.c_size_t()
-        floatz._check(_lib.lib.fz_device_scratch_size(ctypes.byref(params), ctypes.byref(size)), "scratch size")
+        if span is None:
+            status = _lib.lib.fz_device_scratch_size(ctypes.byref(params), ctypes.byref(size))
+        else:  # random access: scratch for values [first, first + count)
+            status = _lib.lib.fz_device_range_scratch_size(ctypes.byref(params), span[0], span[1], ctypes.byref(size))
+        floatz._check(status, "scratch size")
         self.scratch_bytes = size.value
         self.mem = DeviceBuffer(((size.value + 255) // 256) * 256 + 256)
         self.result_ptr = self.mem.ptr + self.mem.capacity - 256
@@ -260,6 +264,46 @@ def decompress(stream_buf, out=None, *, verify=True, stream=0):
         work.mem.free()
         floatz._check(status, "device decompress")
     work.finish(stream, "device decompress")
+    return result
+
+
+def decompress_range(stream_buf, first, count, out=None, *, verify=True, stream=0):
+    """Decode values [first, first + count) of a device-resident stream, in
+    storage order (the flat C order of the array `decompress` gives), on
+    the GPU into a new 1-D DeviceBuffer of the stream's dtype, or into `out`
+    (a C-contiguous device array of that dtype and `count` values). Only the
+    chunks holding them are decoded and verified; the header and the chunk
+    table are checked whole. Raises ValueError for a range past the end,
+    FloatzError for a damaged stream."""
+    src, nbytes = _stream_bytes(stream_buf)
+    info = floatz._inspect_raw(_header(src, nbytes))
+    vdtype = np.dtype(np.float32 if info.params.dtype == _lib.F32 else np.float64)
+    total = info.original_bytes // vdtype.itemsize
+    first, count = int(first), int(count)
+    if first < 0 or count < 0 or first > total or count > total - first:
+        raise ValueError(f"range {first}:{count} is outside the stream's {total} values")
+    if out is None:
+        result = DeviceBuffer(count * vdtype.itemsize, (count,), vdtype)
+        dst_ptr = result.ptr
+    else:
+        dst_ptr, oshape, odtype, readonly = _interface(out, "out")
+        if odtype != vdtype or int(np.prod(oshape, dtype=np.int64)) != count:
+            raise ValueError(f"out is {odtype} x {oshape}; the range is {count} values of {vdtype}")
+        if readonly:
+            raise ValueError("out is read-only")
+        result = out
+    opts = _lib.DecodeOptions()
+    opts.flags = 0 if verify else _lib.DECODE_SKIP_CHECKSUM
+    work = _Work(info.params, (first, count))
+    status = _lib.lib.fz_device_decompress_range(
+        ctypes.byref(info.params), src, nbytes, first, count, dst_ptr, count * vdtype.itemsize,
+        work.mem.ptr, work.scratch_bytes, ctypes.byref(opts), work.result_ptr,
+        ctypes.byref(work.host_result), stream,
+    )
+    if status != _lib.OK:
+        work.mem.free()
+        floatz._check(status, "device decompress_range")
+    work.finish(stream, "device decompress_range")
     return result
 
 

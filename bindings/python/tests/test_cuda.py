@@ -77,6 +77,39 @@ class DeviceRoundTrip(unittest.TestCase):
             fc.compress(fc.to_device(a), out=small)
 
 
+class DeviceRandomAccess(unittest.TestCase):
+    def test_ranges_equal_cpu(self):
+        for codec in LOSSLESS:
+            for dtype in (np.float32, np.float64):
+                with self.subTest(codec=codec, dtype=dtype.__name__):
+                    a = field((70001,), dtype, seed=9)
+                    host = bytes(floatz.compress(a, codec, backend="cpu"))
+                    d = fc.to_device(np.frombuffer(host, np.uint8))
+                    flat = a.reshape(-1)
+                    for first, count in [(0, 0), (0, 1), (4095, 2), (12345, 30000), (0, flat.size), (flat.size - 1, 1)]:
+                        got = fc.decompress_range(d, first, count).copy_to_host()
+                        self.assertEqual(got.dtype, a.dtype)
+                        self.assertTrue(same_bits(got, flat[first : first + count]))
+                        self.assertTrue(same_bits(got, floatz.decompress_range(host, first, count)))
+                    out = fc.DeviceBuffer(10 * a.itemsize, (10,), a.dtype)
+                    self.assertIs(fc.decompress_range(d, 7, 10, out=out), out)
+                    self.assertTrue(same_bits(out.copy_to_host(), flat[7:17]))
+
+    def test_refusals(self):
+        a = field((20000,), np.float32)
+        s = np.frombuffer(bytes(floatz.compress(a)), np.uint8)
+        d = fc.to_device(s)
+        with self.assertRaises(ValueError):
+            fc.decompress_range(d, 19999, 2)
+        with self.assertRaises(ValueError):
+            fc.decompress_range(d, 0, 4, out=fc.DeviceBuffer(8, (2,), np.float32))
+        bad = s.copy()
+        bad[len(s) - 5] ^= 0x10  # the last chunk's payload
+        with self.assertRaises(floatz.FloatzError):
+            fc.decompress_range(fc.to_device(bad), 19990, 10)
+        self.assertTrue(same_bits(fc.decompress_range(fc.to_device(bad), 0, 10).copy_to_host(), a[:10]))
+
+
 class DeviceRefusals(unittest.TestCase):
     def test_damaged_streams(self):
         a = field((20000,), np.float32)
