@@ -854,7 +854,7 @@ __device__ void lane_deltas(const T *stage, uint32_t n, T (&x)[32], T *any) {
  * planes wait in their buffer for the look-back to give its offset. */
 template <typename T> struct PendingChunk {
     unsigned long long c;
-    uint64_t sparse_mask;
+    T sparse_mask; /* bit q: plane q is sparse (a chunk has <= 8 x sizeof(T)) */
     T u0;
     uint32_t size; /* raw when verbatim */
     uint32_t scale, width;
@@ -896,30 +896,38 @@ __device__ void write_chunk(const fz_gpu_args &a, const PendingChunk<T> &p,
             out[FALCON_HEAD_BYTES + first_len + k] =
                 (uint8_t)(p.sparse_mask >> (8 * k));
     }
-    uint32_t pos = FALCON_HEAD_BYTES + first_len + nflags;
-    for (uint32_t q = p.width; q-- > 0;) {
-        const uint32_t word = planes[32 * q + lane];
-        if ((p.sparse_mask >> q) & 1u) {
+    /* planes from the top down: the rows by a pointer, plane q's flag as
+     * the top bit of the mask shifted left once per plane, the output by
+     * a pointer (no row index, variable 64-bit shift or 64-bit address
+     * sum per plane) */
+    uint8_t *put = out + FALCON_HEAD_BYTES + first_len + nflags;
+    const uint32_t *row = planes + 32 * p.width + lane;
+    constexpr uint32_t kBits = 8 * sizeof(T);
+    T flags = p.width ? p.sparse_mask << (kBits - p.width) : (T)0;
+    for (uint32_t q = p.width; q-- > 0; flags <<= 1) {
+        row -= 32;
+        const uint32_t word = *row;
+        if (flags >> (kBits - 1)) {
             const uint32_t nz = nonzero4(word);
             /* bitmap byte k: plane bytes 8k..8k+7 = lanes 2k, 2k+1 */
             const uint32_t hi = __shfl_down_sync(FZ_FULL_MASK, nz, 1);
             if (!(lane & 1) && (lane >> 1) < M)
-                out[pos + (lane >> 1)] = (uint8_t)(nz | hi << 4);
+                put[lane >> 1] = (uint8_t)(nz | hi << 4);
             uint32_t total;
-            uint32_t o = pos + M + lanes_before(__popc(nz), &total);
+            uint32_t o = M + lanes_before(__popc(nz), &total);
 #pragma unroll
             for (int r = 0; r < 4; r++) {
                 const uint32_t byte = (word >> (8 * r)) & 0xFFu;
                 if (byte)
-                    out[o++] = (uint8_t)byte;
+                    put[o++] = (uint8_t)byte;
             }
-            pos += M + total;
+            put += M + total;
         } else if (B == 128) {
             /* a whole chunk's plane: every lane has its 4 bytes, one
              * address; one word store where they are aligned (all lanes
              * or none) */
-            uint8_t *d = out + pos + 4 * lane;
-            if (((uintptr_t)d & 3u) == 0) {
+            uint8_t *d = put + 4 * lane;
+            if (((uintptr_t)put & 3u) == 0) {
                 *reinterpret_cast<uint32_t *>(d) = word;
             } else {
                 d[0] = (uint8_t)word;
@@ -927,15 +935,15 @@ __device__ void write_chunk(const fz_gpu_args &a, const PendingChunk<T> &p,
                 d[2] = (uint8_t)(word >> 16);
                 d[3] = (uint8_t)(word >> 24);
             }
-            pos += B;
+            put += B;
         } else {
 #pragma unroll
             for (int r = 0; r < 4; r++) {
                 const uint32_t k = 4 * lane + r;
                 if (k < B)
-                    out[pos + k] = (uint8_t)(word >> (8 * r));
+                    put[k] = (uint8_t)(word >> (8 * r));
             }
-            pos += B;
+            put += B;
         }
     }
 }
@@ -991,16 +999,14 @@ code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
     pc.sparse_mask = 0;
     uint32_t size =
         FALCON_HEAD_BYTES + falcon_first_len(pc.u0) + (pc.width + 7) / 8;
-    for (uint32_t q = pc.width; q-- > 0;) {
-        const uint32_t word = planes[32 * q + lane];
+    const uint32_t *row = planes + 32 * pc.width + lane;
+    for (uint32_t q = pc.width; q-- > 0;) { /* the mask fills from the top */
+        row -= 32;
         const uint32_t nnz =
-            __reduce_add_sync(FZ_FULL_MASK, nonzero_count(word));
-        if (falcon_sparse(B, nnz)) {
-            pc.sparse_mask |= 1ull << q;
-            size += M + nnz;
-        } else {
-            size += B;
-        }
+            __reduce_add_sync(FZ_FULL_MASK, nonzero_count(*row));
+        const bool sparse = falcon_sparse(B, nnz);
+        pc.sparse_mask = pc.sparse_mask << 1 | (T)sparse;
+        size += sparse ? M + nnz : B;
     }
     pc.verbatim = size >= raw;
     pc.size = pc.verbatim ? (uint32_t)raw : size;
