@@ -63,6 +63,9 @@ template <> struct FW<uint32_t> {
     static __device__ uint32_t fwd(uint32_t b, uint32_t scale, double p) {
         return falcon_fwd32(b, scale, p);
     }
+    static __device__ uint32_t fwd_case1(uint32_t b, double p) {
+        return falcon_fwd32_case1(b, p);
+    }
     static __device__ uint32_t inv(uint32_t s, uint32_t scale, double p,
                                    float y) {
         return falcon_inv32_by(s, scale, (float)p, y);
@@ -116,6 +119,9 @@ template <> struct FW<uint64_t> {
     }
     static __device__ uint64_t fwd(uint64_t b, uint32_t scale, double p) {
         return falcon_fwd64(b, scale, p);
+    }
+    static __device__ uint64_t fwd_case1(uint64_t b, double p) {
+        return falcon_fwd64_case1(b, p);
     }
     static __device__ uint64_t inv(uint64_t s, uint32_t scale, double p,
                                    float) {
@@ -811,42 +817,91 @@ __device__ uint32_t chunk_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
 }
 
 /* ------------------------------------------------------ warp kernel */
+/* The stage's values from this lane's value *i (row by row, *at its
+ * slot) up to `end` into their integers (falcon_fwd: Case 2's zigzag or
+ * Case 1's scaled integer at p), with their hash terms when kHash. The
+ * case and the hashing are template parameters, so the rolled per-value
+ * loop carries neither test. */
+template <typename T, bool kCase2, bool kHash>
+__device__ void transform_rows(T **at, uint32_t *i, uint32_t end, double p,
+                               SquareSum::Acc *hsum) {
+    typedef FW<T> F;
+    T *slot = *at;
+    uint32_t k = *i;
+#pragma unroll 1
+    for (; k < end; k += 32, slot += kRowSlots) {
+        const T v = *slot;
+        if (kHash)
+            *hsum += SquareSum::term(v, k);
+        *slot = kCase2 ? F::zz(v) : F::fwd_case1(v, p);
+    }
+    *at = slot;
+    *i = k;
+}
+
+/* transform_staged for one case: the rows a try already hashed (rows
+ * [0, hashed)) without hashing, the rest with it when checksums are on. */
+template <typename T, bool kCase2>
+__device__ void transform_staged_as(T *stage, uint32_t n, double p,
+                                    bool checksums, uint32_t hashed,
+                                    SquareSum::Acc *hsum) {
+    T *at = stage + (threadIdx.x & 31); /* stage_slot(i) */
+    uint32_t i = threadIdx.x & 31;
+    const uint32_t done = 32 * hashed < n ? 32 * hashed : n;
+    transform_rows<T, kCase2, false>(&at, &i, done, p, hsum);
+    if (checksums)
+        transform_rows<T, kCase2, true>(&at, &i, n, p, hsum);
+    else
+        transform_rows<T, kCase2, false>(&at, &i, n, p, hsum);
+}
+
 /* The stage's values into the chunk's integers at scale (falcon_fwd) in
  * place, by rows (lane L: values 32 k + L), adding the hash terms of rows
- * from `hashed` on to *hsum: one rolled pass, as 33 unrolled copies of
- * the transform (f64 above all) were an instruction-cache burden. */
+ * from `hashed` on to *hsum: rolled passes, as 33 unrolled copies of the
+ * transform (f64 above all) were an instruction-cache burden. */
 template <typename T>
 __device__ void transform_staged(T *stage, uint32_t n, uint32_t scale,
                                  bool checksums, uint32_t hashed,
                                  SquareSum::Acc *hsum) {
-    typedef FW<T> F;
-    const double p = scale == FALCON_CASE2 ? 1.0 : falcon_pow10((int)scale);
-    uint32_t row = 0;
-    T *at = stage + (threadIdx.x & 31); /* stage_slot(i) */
-#pragma unroll 1
-    for (uint32_t i = threadIdx.x & 31; i < n;
-         i += 32, row++, at += kRowSlots) {
-        const T v = *at;
-        if (checksums && row >= hashed)
-            *hsum += SquareSum::term(v, i);
-        *at = F::fwd(v, scale, p);
-    }
+    if (scale == FALCON_CASE2)
+        transform_staged_as<T, true>(stage, n, 1.0, checksums, hashed, hsum);
+    else
+        transform_staged_as<T, false>(stage, n, falcon_pow10((int)scale),
+                                      checksums, hashed, hsum);
 }
 
 /* This lane's deltas x[b] = zigzag(s_(32L + 1 + b) - s_(32L + b)) of the
- * staged integers s_i, zero past the chunk, OR-ed into *any. */
+ * staged integers s_i, zero past the chunk, OR-ed into *any. Lane L reads
+ * the slots of values 32 L .. 32 L + 32, i.e. 33 L .. 33 L + 33 (stage_slot):
+ * fixed offsets from one address. The lane that holds the chunk's last
+ * value may read past it: those slots first get that value (their deltas
+ * are then 0), so no value needs a bounds test; lanes past the chunk take
+ * zeros. */
 template <typename T>
-__device__ void lane_deltas(const T *stage, uint32_t n, T (&x)[32], T *any) {
+__device__ void lane_deltas(T *stage, uint32_t n, T (&x)[32], T *any) {
     typedef FW<T> F;
-    const uint32_t first = 32u * (threadIdx.x & 31);
-    T prev = first < n ? stage[stage_slot(first)] : (T)0;
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t last = n - 1; /* a chunk has a value */
+    const uint32_t pad = n + lane, pad_end = 32 * (last / 32) + 33;
+    const T last_value = stage[stage_slot(last)];
+    __syncwarp();
+    if (pad < pad_end && pad < FALCON_MAX_VALUES)
+        stage[stage_slot(pad)] = last_value;
+    __syncwarp();
+    if (32 * lane + 1 < n) {
+        const T *row = stage + kRowSlots * lane + 1; /* value 32 L + 1 */
+        T prev = row[-1];
 #pragma unroll
-    for (int b = 0; b < 32; b++) {
-        const uint32_t i = first + 1 + b;
-        const T s = i < n ? stage[stage_slot(i)] : (T)0;
-        x[b] = i < n ? F::zz((T)(s - prev)) : (T)0;
-        prev = s;
-        *any |= x[b];
+        for (int b = 0; b < 32; b++) {
+            const T s = row[b < 31 ? b : 32];
+            x[b] = F::zz((T)(s - prev));
+            prev = s;
+            *any |= x[b];
+        }
+    } else {
+#pragma unroll
+        for (int b = 0; b < 32; b++)
+            x[b] = 0;
     }
 }
 

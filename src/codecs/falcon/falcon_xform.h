@@ -545,20 +545,27 @@ static FZ_HD uint32_t falcon_unzz32(uint32_t z) {
     return (z >> 1) ^ (0u - (z & 1u));
 }
 
-static FZ_HD uint64_t falcon_fwd64(uint64_t bits, uint32_t scale, double p) {
-    if (scale == FALCON_CASE2)
-        return falcon_zz64(bits);
+/* Case 1: the value's integer at p = 10^scale. */
+static FZ_HD uint64_t falcon_fwd64_case1(uint64_t bits, double p) {
     const uint64_t mag = (uint64_t)falcon_round(
         falcon_mul(falcon_as_double(bits & 0x7FFFFFFFFFFFFFFFull), p));
     return (bits >> 63) ? (uint64_t)0 - mag : mag;
 }
 
-static FZ_HD uint32_t falcon_fwd32(uint32_t bits, uint32_t scale, double p) {
-    if (scale == FALCON_CASE2)
-        return falcon_zz32(bits);
+static FZ_HD uint32_t falcon_fwd32_case1(uint32_t bits, double p) {
     const uint32_t mag = (uint32_t)falcon_round(
         falcon_mul((double)falcon_as_float(bits & 0x7FFFFFFFu), p));
     return (bits >> 31) ? 0u - mag : mag;
+}
+
+static FZ_HD uint64_t falcon_fwd64(uint64_t bits, uint32_t scale, double p) {
+    return scale == FALCON_CASE2 ? falcon_zz64(bits)
+                                 : falcon_fwd64_case1(bits, p);
+}
+
+static FZ_HD uint32_t falcon_fwd32(uint32_t bits, uint32_t scale, double p) {
+    return scale == FALCON_CASE2 ? falcon_zz32(bits)
+                                 : falcon_fwd32_case1(bits, p);
 }
 
 /* Case 1 integer back to bits; s must satisfy falcon_valid_case1*. */
