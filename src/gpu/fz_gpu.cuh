@@ -122,6 +122,16 @@ fz_warp_sum64(unsigned long long v) {
     return __shfl_sync(FZ_FULL_MASK, v, 0);
 }
 
+/* Ask the L2 for the line holding p (no register written, nothing waits);
+ * a no-op in host passes (the warp emulator). */
+static __device__ __forceinline__ void fz_prefetch_l2(const void *p) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#else
+    (void)p;
+#endif
+}
+
 /* Hopper bulk copies (TMA, cp.async.bulk; FZ_GPU_BULK is 1 in device code
  * for sm_90 and later): one thread moves a whole region between global and
  * shared memory, where every thread used to copy its own 16-byte pieces.

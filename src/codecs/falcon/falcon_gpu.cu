@@ -1076,6 +1076,14 @@ code_chunk(const fz_gpu_args &a, unsigned long long c, T *stage, int *guess) {
  * before it were ticketed moments earlier, so waiting for them right
  * after publishing would idle the warp for the slowest one's lag (a third
  * of the warp time in the profile). One chunk later they are published. */
+/* Every 128-byte line of a chunk's input into the L2 (lane L: lines L,
+ * L + 32, ...). */
+__device__ __forceinline__ void prefetch_chunk(const uint8_t *in,
+                                               uint32_t bytes) {
+    for (uint32_t off = 128u * (threadIdx.x & 31); off < bytes; off += 4096u)
+        fz_prefetch_l2(in + off);
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
     falcon_compress_warp(const fz_gpu_args a) {
@@ -1089,13 +1097,21 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<T>::encode)
     PendingChunk<T> pending;
     bool has_pending = false;
     uint32_t k = 0; /* two stages: the one coded into */
-    for (;;) {
-        const unsigned long long c = warp_ticket(a);
-        if (c >= h.chunk_count)
-            break;
+    unsigned long long c = warp_ticket(a);
+    while (c < h.chunk_count) {
+        /* the next chunk's ticket is taken now and read after this one is
+         * coded, and its input asked of the L2 then: neither the atomic's
+         * round trip nor the input's DRAM latency waits in front of the
+         * next chunk's staging any more */
+        const unsigned int ticket =
+            lane == 0 ? atomicAdd(&a.scratch->ticket, 1u) : 0u;
         T *stage = reinterpret_cast<T *>(mine + k * WarpSmem<T>::buffer);
         const uint32_t *planes = reinterpret_cast<const uint32_t *>(stage);
         const PendingChunk<T> coded = code_chunk<T>(a, c, stage, &guess);
+        c = __shfl_sync(FZ_FULL_MASK, ticket, 0);
+        if (c < h.chunk_count)
+            prefetch_chunk(a.src + c * h.chunk_bytes,
+                           (uint32_t)fz_chunk_raw_bytes(&h, c));
         if (has_pending)
             write_chunk<T>(a, pending,
                            kKeep ? kept
