@@ -125,6 +125,16 @@ codec_launch find_launch(const fz_header &h, bool compress) {
     return nullptr;
 }
 
+/* The current device's SM count (the codecs size their grids by it). */
+cudaError_t current_sm_count(int *sm_count) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    return err == cudaSuccess
+               ? cudaDeviceGetAttribute(sm_count,
+                                        cudaDevAttrMultiProcessorCount, device)
+               : err;
+}
+
 /* Scratch head (+ look-back words) reset, [offsets scan], codec kernel,
  * finalize, optional result copy: all on the stream, nothing waits. */
 fz_status enqueue(const fz_gpu_args &a, bool compress,
@@ -134,11 +144,8 @@ fz_status enqueue(const fz_gpu_args &a, bool compress,
     if (!launch)
         return FZ_ERR_UNSUPPORTED;
     const uint64_t n = a.expect.chunk_count;
-    int device = 0, sm_count = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount,
-                                     device);
+    int sm_count = 0;
+    cudaError_t err = current_sm_count(&sm_count);
     if (err == cudaSuccess)
         err = cudaMemsetAsync(a.scratch, 0,
                               compress ? FZ_GPU_SCRATCH_HEAD + 8 * n
@@ -394,11 +401,8 @@ fz_status enqueue_range(const RangeArgs &r, const RangePlan &plan,
     codec_launch launch = find_launch(r.whole.expect, false);
     if (!launch)
         return FZ_ERR_UNSUPPORTED;
-    int device = 0, sm_count = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount,
-                                     device);
+    int sm_count = 0;
+    cudaError_t err = current_sm_count(&sm_count);
     if (err == cudaSuccess)
         err = cudaMemsetAsync(r.state, 0, sizeof(RangeState), stream);
     if (err == cudaSuccess)
