@@ -379,8 +379,9 @@ FZ_API fz_status fz_device_decompress(
  * fz_device_decompress: no allocation, no synchronisation; *d_result gets
  * count x element size and a status. The scratch must hold
  * fz_device_range_scratch_size() bytes for the same range: about the
- * offsets of every chunk (8 bytes each) plus twice the bytes of the chunks
- * holding the range. On an error status d_dst's contents are undefined. */
+ * offsets of every chunk (8 bytes each), twice the bytes of the chunks
+ * holding the range, and the codec's decode scratch for those chunks. On
+ * an error status d_dst's contents are undefined. */
 FZ_API fz_status fz_device_range_scratch_size(const fz_params *p,
                                               uint64_t first, uint64_t count,
                                               size_t *bytes);
