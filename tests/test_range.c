@@ -13,6 +13,7 @@
 
 #include "../src/format/fz_container.h"
 #include "pipeline_cases.h"
+#include "range_cases.h"
 #include "test_util.h"
 
 static unsigned cases_run;
@@ -68,33 +69,15 @@ static fz_status range_checked(const range_stream *s, const uint8_t *bytes,
     return st;
 }
 
-/* Ranges starting and ending on, just before and just after chunk
- * boundaries, the whole array, empty ones, and random ones. */
+/* One of the shared ranges (range_cases.h) on 1 to 4 threads: it must
+ * decode, to the full decode's slice. */
+static void visit_range(void *ctx, uint64_t first, uint64_t count, int k) {
+    const range_stream *s = (const range_stream *)ctx;
+    CHECK_OK(range_checked(s, s->bytes, first, count, 1 + k % 4));
+}
+
 static void check_ranges(const range_stream *s, uint64_t seed) {
-    const uint64_t n = s->n, cv = s->chunk_values;
-    CHECK_OK(range_checked(s, s->bytes, 0, n, 1));
-    CHECK_OK(range_checked(s, s->bytes, 0, n, 4));
-    CHECK_OK(range_checked(s, s->bytes, 0, 0, 1));
-    CHECK_OK(range_checked(s, s->bytes, n, 0, 1));
-    for (uint64_t b = 0; b <= n; b += cv) {
-        const uint64_t starts[] = {b, b ? b - 1 : 0, b + 1};
-        for (int k = 0; k < 3; k++) {
-            const uint64_t f = starts[k];
-            if (f >= n)
-                continue;
-            const uint64_t left = n - f;
-            const uint64_t counts[] = {1, cv - 1, cv, cv + 1, 2 * cv, left};
-            for (int j = 0; j < 6; j++)
-                if (counts[j] >= 1 && counts[j] <= left)
-                    CHECK_OK(range_checked(s, s->bytes, f, counts[j], 2));
-        }
-    }
-    tu_rng r = tu_rng_make(seed);
-    for (int i = 0; i < 40 && n > 0; i++) {
-        const uint64_t f = tu_below(&r, n);
-        const uint64_t c = 1 + tu_below(&r, n - f);
-        CHECK_OK(range_checked(s, s->bytes, f, c, 1 + (int32_t)(i % 3)));
-    }
+    rc_for_each_range(s->n, s->chunk_values, seed, 40, visit_range, (void *)s);
 }
 
 /* 1: every configuration of the pipeline tests, plus lorenzo, at sizes

@@ -12,6 +12,7 @@
 
 #include "../../src/format/fz_container.h"
 #include "../pipeline_cases.h"
+#include "../range_cases.h"
 #include "gpu_test_util.h"
 
 static unsigned cases_run;
@@ -115,32 +116,15 @@ static fz_status range_agrees(const dev_stream *s, uint64_t first,
     return gpu;
 }
 
-/* Ranges on, just before and just after chunk boundaries, the whole
- * array, empty ones, and random ones. */
+/* One of the shared ranges (range_cases.h): the device must decode it
+ * as the CPU does. */
+static void visit_range(void *ctx, uint64_t first, uint64_t count, int k) {
+    (void)k;
+    CHECK_OK(range_agrees((const dev_stream *)ctx, first, count));
+}
+
 static void check_ranges(const dev_stream *s, uint64_t seed) {
-    const uint64_t n = s->n, cv = s->chunk_values;
-    CHECK_OK(range_agrees(s, 0, n));
-    CHECK_OK(range_agrees(s, 0, 0));
-    CHECK_OK(range_agrees(s, n, 0));
-    CHECK_OK(range_agrees(s, n - 1, 1));
-    for (uint64_t b = 0; b <= n; b += cv) {
-        const uint64_t starts[] = {b, b ? b - 1 : 0, b + 1};
-        for (int k = 0; k < 3; k++) {
-            const uint64_t f = starts[k];
-            if (f >= n)
-                continue;
-            const uint64_t left = n - f;
-            const uint64_t counts[] = {1, cv - 1, cv, cv + 1, 2 * cv, left};
-            for (int j = 0; j < 6; j++)
-                if (counts[j] >= 1 && counts[j] <= left)
-                    CHECK_OK(range_agrees(s, f, counts[j]));
-        }
-    }
-    tu_rng r = tu_rng_make(seed);
-    for (int i = 0; i < 30; i++) {
-        const uint64_t f = tu_below(&r, n);
-        CHECK_OK(range_agrees(s, f, 1 + tu_below(&r, n - f)));
-    }
+    rc_for_each_range(s->n, s->chunk_values, seed, 30, visit_range, (void *)s);
 }
 
 /* 1: every configuration of the pipeline tests, plus lorenzo 3-D, at
