@@ -72,6 +72,12 @@ struct DeviceScope {
     }
 };
 
+/* Decode options the device API accepts (NULL: the defaults). */
+bool device_decode_opts_valid(const fz_decode_options *opts) {
+    return !opts || ((opts->flags & ~FZ_DECODE_SKIP_CHECKSUM) == 0 &&
+                     opts->threads >= 0);
+}
+
 bool aligned16(const void *p) {
     return ((uintptr_t)p & 15) == 0;
 }
@@ -528,9 +534,7 @@ fz_device_decompress(const fz_params *p, const void *d_src, size_t src_size,
     if (s != FZ_OK)
         return s;
     if (!d_src || (!d_dst && a.expect.original_bytes) || !aligned16(d_src) ||
-        !aligned16(d_dst) ||
-        (opts &&
-         ((opts->flags & ~FZ_DECODE_SKIP_CHECKSUM) != 0 || opts->threads < 0)))
+        !aligned16(d_dst) || !device_decode_opts_valid(opts))
         return FZ_ERR_INVALID_ARGUMENT;
     if (dst_capacity < a.expect.original_bytes)
         return FZ_ERR_DST_TOO_SMALL;
@@ -573,9 +577,7 @@ fz_device_decompress_range(const fz_params *p, const void *d_src,
     if (p && p->codec == FZ_CODEC_AUTO)
         return FZ_ERR_UNSUPPORTED;
     if (!d_scratch || !d_result || !aligned16(d_scratch) || !d_src ||
-        !aligned16(d_src) ||
-        (opts &&
-         ((opts->flags & ~FZ_DECODE_SKIP_CHECKSUM) != 0 || opts->threads < 0)))
+        !aligned16(d_src) || !device_decode_opts_valid(opts))
         return FZ_ERR_INVALID_ARGUMENT;
     fz_gpu_args a;
     memset(&a, 0, sizeof a);
