@@ -5,6 +5,7 @@
 #define FZ_GPU_CUH
 
 #include <cuda_runtime.h>
+#include <string.h>
 
 #include "../format/fz_container.h"
 
@@ -129,6 +130,52 @@ static __device__ __forceinline__ void fz_prefetch_l2(const void *p) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 #else
     (void)p;
+#endif
+}
+
+/* Asynchronous copies of 4, 8 or 16 bytes from global into shared memory
+ * (cp.async, sm_80 and later): the bytes do not pass through registers, so
+ * a lane can have a whole chunk's pieces in flight at once where loads
+ * into registers come in batches that the register budget allows, one
+ * round trip each. A thread's copies are complete, and visible to it, after
+ * fz_copy_async_wait; other threads see them after a barrier. Both
+ * addresses must be aligned to the size. Elsewhere a plain copy. */
+static __device__ __forceinline__ void fz_copy_async4(void *dst,
+                                                      const void *src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
+                     (uint32_t)__cvta_generic_to_shared(dst)),
+                 "l"(src)
+                 : "memory");
+#else
+    memcpy(dst, src, 4);
+#endif
+}
+static __device__ __forceinline__ void fz_copy_async8(void *dst,
+                                                      const void *src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(
+                     (uint32_t)__cvta_generic_to_shared(dst)),
+                 "l"(src)
+                 : "memory");
+#else
+    memcpy(dst, src, 8);
+#endif
+}
+static __device__ __forceinline__ void fz_copy_async16(void *dst,
+                                                       const void *src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                     (uint32_t)__cvta_generic_to_shared(dst)),
+                 "l"(src)
+                 : "memory");
+#else
+    memcpy(dst, src, 16);
+#endif
+}
+static __device__ __forceinline__ void fz_copy_async_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
 }
 
