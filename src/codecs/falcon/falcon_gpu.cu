@@ -695,24 +695,24 @@ __device__ void restore_rows(T *stage, uint32_t n, uint32_t rows, int a,
         *at = FW<T>::inv(*at, (uint32_t)a, p, y);
 }
 
-/* The warp's least falcon_dec_zeros (every lane's integer a multiple of
- * 10), as a max: the host pass of this nvcc declares __reduce_max_sync
- * but not __reduce_min_sync. */
-__device__ uint32_t least_zeros(uint64_t mag) {
+/* The warp's least falcon_dec_zeros (f64's walk down), as a max: the host pass
+ * of this nvcc declares __reduce_max_sync but not __reduce_min_sync. */
+__device__ uint32_t least_zeros(uint32_t zeros) {
     return FALCON_DOWN_MAX -
-           __reduce_max_sync(FZ_FULL_MASK,
-                             FALCON_DOWN_MAX - falcon_dec_zeros(mag));
+           __reduce_max_sync(FZ_FULL_MASK, FALCON_DOWN_MAX - zeros);
 }
 
+/* One try at A for FUSED_GUESS (f32): the rows' integers written over
+ * their values as they fit, the hash summed as rows are first read. */
 template <typename T>
 __device__ GuessResult try_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
                                  uint32_t *down) {
     typedef FW<T> F;
+    static_assert(F::FUSED_GUESS, "f64 tries by try_scale_pairs");
     const uint32_t lane = threadIdx.x & 31;
     const double p = falcon_pow10(guess);
     const float y = F::recip(p);
-    /* the least count of trailing decimal zeros so far (warp-uniform; 0:
-     * a witness, looked for until found); f32 tells 0 from not 0 only */
+    /* 0 once a witness is found (warp-uniform, looked for until found) */
     uint32_t least = guess == 0 ? 0u : FALCON_DOWN_MAX;
     uint32_t row = 0;
     T *at = stage + lane; /* stage_slot(i) */
@@ -722,31 +722,56 @@ __device__ GuessResult try_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
         const T v = i < n ? *at : (T)0; /* +0.0 fits */
         uint64_t mag;
         const bool fit = F::fits(v, p, y, &mag);
-        /* warp-uniform; FUSED_GUESS keeps the code out of the f64 kernel */
-        if (F::FUSED_GUESS && w->hash && row == w->hashed) {
+        if (w->hash && row == w->hashed) { /* warp-uniform */
             if (i < n)
                 w->hsum += SquareSum::term(v, i);
             w->hashed++;
         }
         if (!__all_sync(FZ_FULL_MASK, fit)) {
-            if (F::FUSED_GUESS)
-                restore_rows<T>(stage, n, row, guess, p);
+            restore_rows<T>(stage, n, row, guess, p);
             return kTooSmall;
         }
-        if (F::FUSED_GUESS && i < n) /* falcon_fwd's integer */
+        if (i < n) /* falcon_fwd's integer */
             *at = v >> (F::BITS - 1) ? (T)(0 - (T)mag) : (T)mag;
-        if (least == 0)
-            continue;
-        if (F::FUSED_GUESS) {
-            if (__any_sync(FZ_FULL_MASK, F::mag_not10(mag)))
-                least = 0;
-        } else { /* f64: the walk down's count, the witness test with it */
-            const uint32_t z = least_zeros(mag);
-            least = z < least ? z : least;
-        }
+        if (least != 0 && __any_sync(FZ_FULL_MASK, F::mag_not10(mag)))
+            least = 0;
     }
     *down = least;
-    return least == 0 ? kHolds : kNoWitness; /* f32: the integers stay */
+    return least == 0 ? kHolds : kNoWitness; /* the integers stay */
+}
+
+/* try_scale for f64 (no FUSED_GUESS): two rows per step, so that the
+ * exactness tests of two values per lane (each a chain of dependent
+ * double operations) are in flight at once, and one reduction gives the
+ * least count of both. Same answer: without FUSED_GUESS no row is put
+ * back, so a try that fails says kTooSmall whichever row failed, and the
+ * count is the least over all rows (a value past n is taken as +0.0,
+ * which fits, with the count at its cap). */
+template <typename T>
+__device__ GuessResult try_scale_pairs(const T *stage, uint32_t n, int guess,
+                                       uint32_t *down) {
+    typedef FW<T> F;
+    const uint32_t lane = threadIdx.x & 31;
+    const double p = falcon_pow10(guess);
+    uint32_t least = guess == 0 ? 0u : FALCON_DOWN_MAX;
+    const T *at = stage + lane; /* stage_slot(i) */
+#pragma unroll 1
+    for (uint32_t i = lane; i - lane < n; i += 64, at += 2 * kRowSlots) {
+        const T va = i < n ? at[0] : (T)0,
+                vb = i + 32 < n ? at[kRowSlots] : (T)0;
+        uint64_t ma, mb;
+        const bool fa = F::fits(va, p, 0.0f, &ma),
+                   fb = F::fits(vb, p, 0.0f, &mb);
+        if (!__all_sync(FZ_FULL_MASK, fa && fb))
+            return kTooSmall;
+        if (least == 0)
+            continue;
+        const uint32_t za = falcon_dec_zeros(ma), zb = falcon_dec_zeros(mb);
+        const uint32_t z = least_zeros(za < zb ? za : zb);
+        least = z < least ? z : least;
+    }
+    *down = least;
+    return least == 0 ? kHolds : kNoWitness;
 }
 
 /* After kNoWitness at A with the integers r_i at A in the stage (f32),
@@ -789,7 +814,11 @@ __device__ uint32_t chunk_scale(T *stage, uint32_t n, int guess, ScaleWork *w,
 #pragma unroll 1
     for (int t = 0; t < kGuessTries && a >= 0 && a <= (int)FW<T>::AMAX; t++) {
         uint32_t down = FALCON_DOWN_MAX;
-        const GuessResult r = try_scale<T>(stage, n, a, w, &down);
+        GuessResult r;
+        if constexpr (FW<T>::FUSED_GUESS)
+            r = try_scale<T>(stage, n, a, w, &down);
+        else
+            r = try_scale_pairs<T>(stage, n, a, &down);
         if (r == kHolds) {
             *ints = FW<T>::FUSED_GUESS;
             return (uint32_t)a;
