@@ -859,7 +859,9 @@ __device__ void transform_rows(T **at, uint32_t *i, uint32_t end, double p,
     typedef FW<T> F;
     T *slot = *at;
     uint32_t k = *i;
-#pragma unroll 1
+    /* f64: two rows' conversions in flight */
+    [[maybe_unused]] constexpr int kUnroll = sizeof(T) == 8 ? 2 : 1;
+#pragma unroll kUnroll
     for (; k < end; k += 32, slot += kRowSlots) {
         const T v = *slot;
         if (kHash)
