@@ -26,14 +26,18 @@ typedef enum fd_gen {
     FD_PLATEAU,        /* long runs of one decimal, occasional jumps */
     FD_SCALE_RUNS,     /* runs with their own number of decimals; some only
                           multiples of 10, some with D-digit integers */
+    FD_LATE_MISS,      /* per 1025 values: 300 of one decimal, then 1..3
+                          decimals: a guessed scale fits the first rows of
+                          a chunk and misses a later one (the GPU's try
+                          then puts the rows before it back) */
     FD_COUNT
 } fd_gen;
 
 static inline const char *fd_gen_name(fd_gen g) {
     static const char *const names[FD_COUNT] = {
-        "decimal_walk", "decimal_places", "integers",  "wide",
-        "long",         "dec_special",    "paper",     "near",
-        "limits",       "plateau",        "scale_runs"};
+        "decimal_walk", "decimal_places", "integers",   "wide",
+        "long",         "dec_special",    "paper",      "near",
+        "limits",       "plateau",        "scale_runs", "late_miss"};
     return names[g];
 }
 
@@ -197,6 +201,13 @@ static inline void fd_fill(fd_gen g, fz_dtype t, void *dst, size_t n,
             if (run_mode == 1)
                 m *= 10;
             fd_store(t, dst, i, tu_below(&r, 2) ? -m : m, run_places);
+            break;
+        }
+        case FD_LATE_MISS: {
+            const size_t in_chunk = i % 1025, chunk = i / 1025;
+            const int places = in_chunk < 300 ? 1 : 1 + (int)(chunk % 3);
+            const int64_t m = (int64_t)tu_below(&r, 99999) + 1;
+            fd_store(t, dst, i, tu_below(&r, 2) ? -m : m, places);
             break;
         }
         case FD_COUNT: break;

@@ -363,20 +363,25 @@ static void test_damage(void) {
             }
 }
 
-/* 5. ~200 MB (f64) of decimal data with specials: 25000+ chunks. */
+/* 5. ~200 MB (f64) of decimal data with specials, and of late_miss
+ * (several chunks per warp, so that guessed scales are tried on whole
+ * chunks and miss rows into them): 25000+ chunks. */
 static void test_large(void) {
     if (quick)
         return;
     const size_t n = 25 * 1000 * 1025 + 17;
-    for (int t = 0; t < 2; t++) {
-        const fz_dtype dt = t ? FZ_F64 : FZ_F32;
-        tu_context("gpu falcon large [%s] %s", kernel_name, tu_dtype_name(dt));
-        gpu_case c = make_case(dt, FD_DEC_SPECIAL, 0, n, 0, 0);
-        check_host_api(&c);
-        check_device_api(&c, 0);
-        free_case(&c);
-        cases_run++;
-    }
+    const int gens[] = {FD_DEC_SPECIAL, FD_LATE_MISS};
+    for (int t = 0; t < 2; t++)
+        for (int g = 0; g < 2; g++) {
+            const fz_dtype dt = t ? FZ_F64 : FZ_F32;
+            tu_context("gpu falcon large [%s] %s %s", kernel_name,
+                       tu_dtype_name(dt), fd_gen_name((fd_gen)gens[g]));
+            gpu_case c = make_case(dt, gens[g], 0, n, 0, 0);
+            check_host_api(&c);
+            check_device_api(&c, 0);
+            free_case(&c);
+            cases_run++;
+        }
 }
 
 int main(int argc, char **argv) {

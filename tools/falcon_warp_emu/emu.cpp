@@ -411,6 +411,19 @@ static void run_all(bool quick) {
                 check_case(p, src.data(), n * tu_dtype_size(dt), ctx,
                            n == 5 && !quick);
             }
+    /* default chunks, several per warp (three warps), so that a warp's
+     * guess from its last chunk is tried on 1025 values: late_miss's
+     * guesses fail rows into the chunk, whose integers are put back */
+    for (fz_dtype dt : dts)
+        for (uint32_t flags : {0u, (uint32_t)FZ_FLAG_NO_CHECKSUM}) {
+            const size_t n = 12 * 1025 + 7;
+            std::vector<uint8_t> src(n * 8);
+            fd_fill(FD_LATE_MISS, dt, src.data(), n, 17);
+            snprintf(ctx, sizeof ctx, "%s late_miss n=%zu%s", tu_dtype_name(dt),
+                     n, flags ? " no checksums" : "");
+            check_case(fd_params(dt, n, flags, 0), src.data(),
+                       n * tu_dtype_size(dt), ctx, false);
+        }
 }
 
 int main(int argc, char **argv) {
