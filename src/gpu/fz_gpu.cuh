@@ -140,37 +140,23 @@ static __device__ __forceinline__ void fz_prefetch_l2(const void *p) {
  * round trip each. A thread's copies are complete, and visible to it, after
  * fz_copy_async_wait; other threads see them after a barrier. Both
  * addresses must be aligned to the size. Elsewhere a plain copy. */
-static __device__ __forceinline__ void fz_copy_async4(void *dst,
-                                                      const void *src) {
+template <int kBytes>
+static __device__ __forceinline__ void fz_copy_async(void *dst,
+                                                     const void *src) {
+    static_assert(kBytes == 4 || kBytes == 8 || kBytes == 16,
+                  "cp.async copies 4, 8 or 16 bytes");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
-                     (uint32_t)__cvta_generic_to_shared(dst)),
-                 "l"(src)
-                 : "memory");
+    const uint32_t to = (uint32_t)__cvta_generic_to_shared(dst);
+    if (kBytes == 16) /* past the L1: read once */
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to),
+                     "l"(src)
+                     : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to),
+                     "l"(src), "n"(kBytes)
+                     : "memory");
 #else
-    memcpy(dst, src, 4);
-#endif
-}
-static __device__ __forceinline__ void fz_copy_async8(void *dst,
-                                                      const void *src) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(
-                     (uint32_t)__cvta_generic_to_shared(dst)),
-                 "l"(src)
-                 : "memory");
-#else
-    memcpy(dst, src, 8);
-#endif
-}
-static __device__ __forceinline__ void fz_copy_async16(void *dst,
-                                                       const void *src) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
-                     (uint32_t)__cvta_generic_to_shared(dst)),
-                 "l"(src)
-                 : "memory");
-#else
-    memcpy(dst, src, 16);
+    memcpy(dst, src, kBytes);
 #endif
 }
 static __device__ __forceinline__ void fz_copy_async_wait(void) {

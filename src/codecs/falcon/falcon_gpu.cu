@@ -489,12 +489,8 @@ __device__ void stage_chunk(const T *in, uint32_t n, T *stage) {
 #pragma unroll
     for (int k = 0; k < kRows; k++) {
         const uint32_t i = 32u * k + lane;
-        if (i < n) {
-            if (sizeof(T) == 8)
-                fz_copy_async8(stage + kRowSlots * k + lane, in + i);
-            else
-                fz_copy_async4(stage + kRowSlots * k + lane, in + i);
-        }
+        if (i < n)
+            fz_copy_async<sizeof(T)>(stage + kRowSlots * k + lane, in + i);
     }
     fz_copy_async_wait();
 }
@@ -1194,7 +1190,7 @@ __device__ const uint8_t *stage_bytes(const uint8_t *in, uint32_t size,
      * came in batches of 2 KiB per warp, a round trip each */
 #pragma unroll 1
     for (uint32_t k = lane; k < loadable; k += 32)
-        fz_copy_async16(stage + k, vecs + k);
+        fz_copy_async<16>(stage + k, vecs + k);
     fz_copy_async_wait();
     if (loadable < nvecs && lane == 0) { /* the stream's last bytes */
         uint8_t *last = reinterpret_cast<uint8_t *>(stage + loadable);
