@@ -3,7 +3,7 @@
  *
  *  - the warp kernel (default): one warp per chunk, persistent warps take
  *    chunks from an atomic ticket. The chunk is staged in shared memory
- *    (coalesced loads, all in flight); the chunk's scale is the warp's
+ *    (asynchronous copies, all in flight); the chunk's scale is the warp's
  *    last one, or a neighbour of it, when one search step per value
  *    proves it (falcon_scan), else the decimal places of a strided pass
  *    over the stage and a warp reduction. Lane L then takes the 32 consecutive
