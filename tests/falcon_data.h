@@ -26,10 +26,11 @@ typedef enum fd_gen {
     FD_PLATEAU,        /* long runs of one decimal, occasional jumps */
     FD_SCALE_RUNS,     /* runs with their own number of decimals; some only
                           multiples of 10, some with D-digit integers */
-    FD_LATE_MISS,      /* per 1025 values: 300 of one decimal, then 1..3
-                          decimals: a guessed scale fits the first rows of
-                          a chunk and misses a later one (the GPU's try
-                          then puts the rows before it back) */
+    FD_LATE_MISS,      /* per 1025 values: 300 of one decimal, then 1, 2,
+                          3 or 6 decimals: a guessed scale fits the first
+                          rows of a chunk and misses a later one (the GPU's
+                          try then puts the rows before it back), or is 5
+                          places too high (the walk down's count capped) */
     FD_COUNT
 } fd_gen;
 
@@ -205,7 +206,8 @@ static inline void fd_fill(fd_gen g, fz_dtype t, void *dst, size_t n,
         }
         case FD_LATE_MISS: {
             const size_t in_chunk = i % 1025, chunk = i / 1025;
-            const int places = in_chunk < 300 ? 1 : 1 + (int)(chunk % 3);
+            static const int later[4] = {1, 2, 3, 6};
+            const int places = in_chunk < 300 ? 1 : later[chunk % 4];
             const int64_t m = (int64_t)tu_below(&r, 99999) + 1;
             fd_store(t, dst, i, tu_below(&r, 2) ? -m : m, places);
             break;
