@@ -57,12 +57,16 @@ static FZ_HD uint64_t falcon_transpose8(uint64_t x) {
 #define FALCON_DEFINE_PLANES8(W, T)                                            \
     static FZ_HD void falcon_planes8_##W(const T *e, uint32_t n, uint32_t B,   \
                                          uint32_t c, uint8_t *plane) {         \
+        const uint32_t full = (n - 1) / 8; /* bytes of 8 deltas, no test */    \
         for (uint32_t k = 0; k < B; k++) {                                     \
+            const T *g = e + 1 + 8 * k;                                        \
             uint64_t x = 0;                                                    \
-            for (uint32_t j = 0; j < 8; j++) {                                 \
-                const uint32_t i = 1 + 8 * k + j;                              \
-                if (i < n)                                                     \
-                    x |= (uint64_t)((e[i] >> (8 * c)) & 0xFFu) << (8 * j);     \
+            if (k < full) {                                                    \
+                for (uint32_t j = 0; j < 8; j++)                               \
+                    x |= (uint64_t)((g[j] >> (8 * c)) & 0xFFu) << (8 * j);     \
+            } else {                                                           \
+                for (uint32_t j = 0; 1 + 8 * k + j < n; j++)                   \
+                    x |= (uint64_t)((g[j] >> (8 * c)) & 0xFFu) << (8 * j);     \
             }                                                                  \
             x = falcon_transpose8(x);                                          \
             for (uint32_t r = 0; r < 8; r++)                                   \
@@ -74,13 +78,20 @@ static FZ_HD uint64_t falcon_transpose8(uint64_t x) {
 #define FALCON_DEFINE_UNPLANES8(W, T)                                          \
     static FZ_HD void falcon_unplanes8_##W(const uint8_t *plane, uint32_t B,   \
                                            uint32_t c, T *e, uint32_t n) {     \
+        const uint32_t full = (n - 1) / 8; /* bytes of 8 deltas, no test */    \
         for (uint32_t k = 0; k < B; k++) {                                     \
             uint64_t x = 0;                                                    \
             for (uint32_t r = 0; r < 8; r++)                                   \
                 x |= (uint64_t)plane[r * B + k] << (8 * r);                    \
             x = falcon_transpose8(x);                                          \
-            for (uint32_t j = 0; j < 8 && 1 + 8 * k + j < n; j++)              \
-                e[1 + 8 * k + j] |= (T)((x >> (8 * j)) & 0xFFu) << (8 * c);    \
+            T *g = e + 1 + 8 * k;                                              \
+            if (k < full) {                                                    \
+                for (uint32_t j = 0; j < 8; j++)                               \
+                    g[j] |= (T)((x >> (8 * j)) & 0xFFu) << (8 * c);            \
+            } else {                                                           \
+                for (uint32_t j = 0; 1 + 8 * k + j < n; j++)                   \
+                    g[j] |= (T)((x >> (8 * j)) & 0xFFu) << (8 * c);            \
+            }                                                                  \
         }                                                                      \
     }
 FALCON_DEFINE_PLANES8(32, uint32_t)
