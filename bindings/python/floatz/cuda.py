@@ -173,7 +173,12 @@ class _Work:
         self.result_ptr = self.mem.ptr + self.mem.capacity - 256
         self.host_result = _DeviceResult()
 
-    def finish(self, stream, what):
+    def finish(self, status, stream, what):
+        """After the call that queued the work: its own status (nothing
+        queued when it failed), then the device's."""
+        if status != _lib.OK:
+            self.mem.free()
+            floatz._check(status, what)
         _cuda_check(_cudart().cudaStreamSynchronize(stream), what)
         self.mem.free()
         floatz._check(self.host_result.status, what)
@@ -205,10 +210,7 @@ def compress(data, codec="sleek", mode="lossless", bound=0.0, *, checksum=True, 
         ctypes.byref(p), src, dst_ptr, dst_cap, work.mem.ptr, work.scratch_bytes,
         work.result_ptr, ctypes.byref(work.host_result), stream,
     )
-    if status != _lib.OK:
-        work.mem.free()
-        floatz._check(status, "device compress")
-    size = work.finish(stream, "device compress")
+    size = work.finish(status, stream, "device compress")
     if out is not None:
         return out, size
     out_buf.shape = (size,)
@@ -221,6 +223,25 @@ def _header(src_ptr, nbytes):
     if header.nbytes:
         _cuda_check(_cudart().cudaMemcpy(header.ctypes.data, src_ptr, header.nbytes, _D2H), "cudaMemcpy")
     return header
+
+
+def _values_dtype(info):
+    return np.dtype(np.float32 if info.params.dtype == _lib.F32 else np.float64)
+
+
+def _decode_target(out, dtype, values, shape, holds):
+    """Where a decode of `values` values writes: a new DeviceBuffer of
+    `shape`, or `out`, a writable C-contiguous device array of `dtype` and
+    as many values. Returns (device pointer, the object to return)."""
+    if out is None:
+        buf = DeviceBuffer(values * dtype.itemsize, shape, dtype)
+        return buf.ptr, buf
+    ptr, oshape, odtype, readonly = _interface(out, "out")
+    if odtype != dtype or int(np.prod(oshape, dtype=np.int64)) != values:
+        raise ValueError(f"out is {odtype} x {oshape}; {holds}")
+    if readonly:
+        raise ValueError("out is read-only")
+    return ptr, out
 
 
 def _stream_bytes(stream_buf):
@@ -241,18 +262,10 @@ def decompress(stream_buf, out=None, *, verify=True, stream=0):
     (the device's checks, checksums included unless verify=False)."""
     src, nbytes = _stream_bytes(stream_buf)
     info = floatz._inspect_raw(_header(src, nbytes))
-    vdtype = np.dtype(np.float32 if info.params.dtype == _lib.F32 else np.float64)
+    vdtype = _values_dtype(info)
     vshape = floatz._numpy_shape(info.params)
-    if out is None:
-        dst = DeviceBuffer(info.original_bytes, vshape, vdtype)
-        dst_ptr, result = dst.ptr, dst
-    else:
-        dst_ptr, oshape, odtype, readonly = _interface(out, "out")
-        if odtype != vdtype or int(np.prod(oshape, dtype=np.int64)) * odtype.itemsize != info.original_bytes:
-            raise ValueError(f"out is {odtype} x {oshape}; the stream holds {vdtype} of shape {vshape}")
-        if readonly:
-            raise ValueError("out is read-only")
-        result = out
+    dst_ptr, result = _decode_target(
+        out, vdtype, info.original_bytes // vdtype.itemsize, vshape, f"the stream holds {vdtype} of shape {vshape}")
     opts = _lib.DecodeOptions()
     opts.flags = 0 if verify else _lib.DECODE_SKIP_CHECKSUM
     work = _Work(info.params)
@@ -260,10 +273,7 @@ def decompress(stream_buf, out=None, *, verify=True, stream=0):
         ctypes.byref(info.params), src, nbytes, dst_ptr, info.original_bytes, work.mem.ptr,
         work.scratch_bytes, ctypes.byref(opts), work.result_ptr, ctypes.byref(work.host_result), stream,
     )
-    if status != _lib.OK:
-        work.mem.free()
-        floatz._check(status, "device decompress")
-    work.finish(stream, "device decompress")
+    work.finish(status, stream, "device decompress")
     return result
 
 
@@ -277,21 +287,12 @@ def decompress_range(stream_buf, first, count, out=None, *, verify=True, stream=
     FloatzError for a damaged stream."""
     src, nbytes = _stream_bytes(stream_buf)
     info = floatz._inspect_raw(_header(src, nbytes))
-    vdtype = np.dtype(np.float32 if info.params.dtype == _lib.F32 else np.float64)
+    vdtype = _values_dtype(info)
     total = info.original_bytes // vdtype.itemsize
     first, count = int(first), int(count)
     if first < 0 or count < 0 or first > total or count > total - first:
         raise ValueError(f"range {first}:{count} is outside the stream's {total} values")
-    if out is None:
-        result = DeviceBuffer(count * vdtype.itemsize, (count,), vdtype)
-        dst_ptr = result.ptr
-    else:
-        dst_ptr, oshape, odtype, readonly = _interface(out, "out")
-        if odtype != vdtype or int(np.prod(oshape, dtype=np.int64)) != count:
-            raise ValueError(f"out is {odtype} x {oshape}; the range is {count} values of {vdtype}")
-        if readonly:
-            raise ValueError("out is read-only")
-        result = out
+    dst_ptr, result = _decode_target(out, vdtype, count, (count,), f"the range is {count} values of {vdtype}")
     opts = _lib.DecodeOptions()
     opts.flags = 0 if verify else _lib.DECODE_SKIP_CHECKSUM
     work = _Work(info.params, (first, count))
@@ -300,10 +301,7 @@ def decompress_range(stream_buf, first, count, out=None, *, verify=True, stream=
         work.mem.ptr, work.scratch_bytes, ctypes.byref(opts), work.result_ptr,
         ctypes.byref(work.host_result), stream,
     )
-    if status != _lib.OK:
-        work.mem.free()
-        floatz._check(status, "device decompress_range")
-    work.finish(stream, "device decompress_range")
+    work.finish(status, stream, "device decompress_range")
     return result
 
 
