@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "../src/format/fz_container.h"
-#include "pipeline_cases.h"
 #include "range_cases.h"
 #include "test_util.h"
 
@@ -80,33 +79,14 @@ static void check_ranges(const range_stream *s, uint64_t seed) {
     rc_for_each_range(s->n, s->chunk_values, seed, 40, visit_range, (void *)s);
 }
 
-/* 1: every configuration of the pipeline tests, plus lorenzo, at sizes
- * of several chunks with a partial last one. */
+/* 1: the shared cases (range_cases.h). */
 static void test_codecs(void) {
-    for (size_t k = 0; k < PC_CONFIG_COUNT; k++) {
-        const pc_config *c = &pc_configs[k];
-        tu_context("range %s", c->name);
-        fz_params p = pc_params(c, 1);
-        const uint64_t cv = pc_chunk_bytes(&p) / tu_dtype_size(c->dtype);
-        const uint64_t n = 5 * cv + cv / 3 + 1;
-        p = pc_params(c, n);
-        range_stream s = make_range_stream(&p, c->gen, n);
+    for (size_t k = 0; k < RC_CASE_COUNT; k++) {
+        const rc_case c = rc_case_at(k);
+        tu_context("range %s", c.name);
+        range_stream s = make_range_stream(&c.p, c.gen, c.n);
+        CHECK(s.chunk_values < c.n); /* more than one chunk */
         check_ranges(&s, 11 + k);
-        free_range_stream(&s);
-    }
-    const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
-    for (int t = 0; t < 2; t++) { /* several slabs of a 3-D field */
-        tu_context("range lorenzo %s", tu_dtype_name(dtypes[t]));
-        fz_params p = tu_params(dtypes[t], 1, 0);
-        CHECK_OK(fz_params_set_shape(&p, 3, (const uint64_t[]){64, 64, 300}));
-        p.codec = FZ_CODEC_LORENZO;
-        p.mode = FZ_MODE_REL;
-        p.bound = 1e-3;
-        uint64_t n = 0;
-        CHECK_OK(fz_params_count(&p, &n, NULL));
-        range_stream s = make_range_stream(&p, TU_GEN_SMOOTH, n);
-        CHECK(s.chunk_values < n); /* more than one chunk */
-        check_ranges(&s, 99 + (uint64_t)t);
         free_range_stream(&s);
     }
 }
