@@ -238,12 +238,6 @@ RangePlan range_plan(const fz_header &h, uint64_t first, uint64_t count) {
     return r;
 }
 
-__device__ unsigned int warp_sum(unsigned int v) {
-    for (int d = 16; d > 0; d /= 2)
-        v += __shfl_down_sync(FZ_FULL_MASK, v, d);
-    return v;
-}
-
 /* Hash terms of the whole table and of the range's entries (at their
  * sub-table positions), and entries larger than their chunk. Reads past
  * the stream count as 0 (the header check reports the stream short). */
@@ -265,8 +259,8 @@ __global__ void scan_table(const RangeArgs r) {
             word > fz_chunk_raw_bytes(&w.expect, i / words_per_entry))
             big = 1;
     }
-    sum = warp_sum(sum);
-    sub = warp_sum(sub);
+    sum = __reduce_add_sync(FZ_FULL_MASK, sum);
+    sub = __reduce_add_sync(FZ_FULL_MASK, sub);
     big = __any_sync(FZ_FULL_MASK, big);
     if ((threadIdx.x & 31) == 0) {
         atomicAdd(&r.state->table_sum, sum);

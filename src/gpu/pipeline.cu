@@ -130,6 +130,15 @@ struct Slot {
     uint8_t *h_table() {
         return h_meta + 64;
     }
+    /* The device result of the slot's batch, once its meta D2H has landed
+     * (waits for it): the call's status, or the kernel's. */
+    fz_status landed_result(fz_device_result *r) {
+        const fz_status st = from_cuda(cudaEventSynchronize(meta_done));
+        if (st != FZ_OK)
+            return st;
+        *r = *h_result();
+        return (fz_status)r->status;
+    }
     uint8_t *staging_in() {
         return use_h_in ? h_in : nullptr;
     }
@@ -441,12 +450,10 @@ struct Compressor {
     /* Batch b's sizes are back: fix its offset, send its payload there. */
     fz_status place(uint64_t b) {
         Slot &s = pl.of(b);
-        fz_status st = from_cuda(cudaEventSynchronize(s.meta_done));
+        fz_device_result r;
+        fz_status st = s.landed_result(&r);
         if (st != FZ_OK)
             return st;
-        const fz_device_result r = *s.h_result();
-        if (r.status != FZ_OK)
-            return (fz_status)r.status;
         uint64_t first, n, first_byte, bytes;
         fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
         const uint64_t sub_off =
@@ -899,12 +906,10 @@ struct Decompressor {
      * result record are free for the next batch. */
     fz_status check(uint64_t b) {
         Slot &s = pl.of(b);
-        fz_status st = from_cuda(cudaEventSynchronize(s.meta_done));
+        fz_device_result r;
+        const fz_status st = s.landed_result(&r);
         if (st != FZ_OK)
             return st;
-        const fz_device_result r = *s.h_result();
-        if (r.status != FZ_OK)
-            return (fz_status)r.status;
         uint64_t first, n, first_byte, bytes;
         fz_plan_batch(&plan, b, &first, &n, &first_byte, &bytes);
         if (r.size != bytes)
