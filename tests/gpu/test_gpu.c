@@ -151,73 +151,9 @@ static void check_host_api(const gpu_case *c) {
 }
 
 /* ------------------------------------------------------------ device API */
-typedef struct device_buffers {
-    void *src, *dst, *out, *scratch;
-    size_t dst_capacity, out_capacity, scratch_bytes;
-    fz_device_result *d_result, *h_result;
-    cudaStream_t stream;
-} device_buffers;
-
-static device_buffers device_setup(const gpu_case *c) {
-    device_buffers d;
-    CHECK_OK(fz_compress_bound(&c->params, &d.dst_capacity));
-    CHECK_OK(fz_device_scratch_size(&c->params, &d.scratch_bytes));
-    d.src = device_alloc(c->bytes);
-    d.dst = device_alloc(d.dst_capacity);
-    d.out_capacity = c->bytes;
-    d.out = device_alloc(c->bytes);
-    d.scratch = device_alloc(d.scratch_bytes);
-    d.d_result = (fz_device_result *)device_alloc(sizeof(fz_device_result));
-    CUDA_CHECK(cudaMallocHost((void **)&d.h_result, sizeof *d.h_result));
-    CUDA_CHECK(cudaStreamCreate(&d.stream));
-    CUDA_CHECK(cudaMemcpy(d.src, c->src, c->bytes, cudaMemcpyHostToDevice));
-    return d;
-}
-
-static void device_teardown(device_buffers *d) {
-    CUDA_CHECK(cudaStreamDestroy(d->stream));
-    CUDA_CHECK(cudaFreeHost(d->h_result));
-    CUDA_CHECK(cudaFree(d->d_result));
-    CUDA_CHECK(cudaFree(d->scratch));
-    CUDA_CHECK(cudaFree(d->out));
-    CUDA_CHECK(cudaFree(d->dst));
-    CUDA_CHECK(cudaFree(d->src));
-}
-
-/* Status of an enqueued device call: the returned one, else the result's
- * once the stream has completed. */
-static int result_untouched(const fz_device_result *r) {
-    const uint8_t *b = (const uint8_t *)r;
-    for (size_t i = 0; i < sizeof *r; i++)
-        if (b[i] != 0xFF)
-            return 0;
-    return 1;
-}
-
-/* Status of an enqueued device call: the returned one (then nothing may
- * have been enqueued: the result stays as poisoned), else the result's
- * once the stream has completed. */
-static fz_status device_outcome(fz_status returned, device_buffers *d) {
-    CUDA_CHECK(cudaStreamSynchronize(d->stream));
-    if (returned != FZ_OK) {
-        CHECK(result_untouched(d->h_result));
-        return returned;
-    }
-    return (fz_status)d->h_result->status;
-}
-
-static fz_status device_compress(const fz_params *p, device_buffers *d,
-                                 size_t capacity) {
-    memset(d->h_result, 0xFF, sizeof *d->h_result);
-    fz_status s = fz_device_compress(p, d->src, d->dst, capacity, d->scratch,
-                                     d->scratch_bytes, d->d_result, d->h_result,
-                                     d->stream);
-    return device_outcome(s, d);
-}
-
 /* Compress from src + 4 bytes: device pointers must be 16-byte aligned. */
 static fz_status device_compress_unaligned(const fz_params *p,
-                                           device_buffers *d) {
+                                           const device_buffers *d) {
     memset(d->h_result, 0xFF, sizeof *d->h_result);
     fz_status s = fz_device_compress(
         p, (const uint8_t *)d->src + 4, d->dst, d->dst_capacity, d->scratch,
@@ -225,43 +161,18 @@ static fz_status device_compress_unaligned(const fz_params *p,
     return device_outcome(s, d);
 }
 
-static fz_status device_decompress(const fz_params *p, device_buffers *d,
-                                   size_t src_size, uint32_t flags) {
-    fz_decode_options o = tu_decode_opts(0, flags);
-    memset(d->h_result, 0xFF, sizeof *d->h_result);
-    fz_status s = fz_device_decompress(
-        p, d->dst, src_size, d->out, d->out_capacity, d->scratch,
-        d->scratch_bytes, &o, d->d_result, d->h_result, d->stream);
-    return device_outcome(s, d);
-}
-
-static void check_device_output(const gpu_case *c, device_buffers *d) {
-    uint8_t *host = (uint8_t *)tu_xmalloc(c->bytes);
-    CUDA_CHECK(cudaMemcpy(host, d->out, c->bytes, cudaMemcpyDeviceToHost));
-    CHECK(memcmp(host, c->expect, c->bytes) == 0);
-    free(host);
-}
-
 /* 4: device API, compared with the CPU stream, and decoded back. */
 static void check_device_api(const gpu_case *c) {
-    device_buffers d = device_setup(c);
-    CHECK_OK(device_compress(&c->params, &d, d.dst_capacity));
-    CHECK_EQ_U64(d.h_result->size, c->cpu_size);
-    uint8_t *stream = (uint8_t *)tu_xmalloc(c->cpu_size);
-    CUDA_CHECK(cudaMemcpy(stream, d.dst, c->cpu_size, cudaMemcpyDeviceToHost));
-    CHECK(memcmp(stream, c->cpu_stream, c->cpu_size) == 0);
-    free(stream);
-
-    CUDA_CHECK(cudaMemset(d.out, 0xCD, c->bytes ? c->bytes : 16));
-    CHECK_OK(device_decompress(&c->params, &d, c->cpu_size, 0));
-    CHECK_EQ_U64(d.h_result->size, c->bytes);
-    check_device_output(c, &d);
-    CHECK_OK(device_decompress(&c->params, &d, c->cpu_size,
+    device_buffers d = device_setup(&c->params, c->src, c->bytes);
+    check_device_roundtrip(&c->params, &d, c->cpu_stream, c->cpu_size,
+                           c->expect, c->bytes);
+    CHECK_OK(device_decompress(&c->params, &d, c->cpu_size, d.out_capacity,
                                FZ_DECODE_SKIP_CHECKSUM));
-    check_device_output(c, &d);
+    check_device_output(&d, c->expect, c->bytes);
     /* src_size may exceed the stream: it ends where its header says */
-    CHECK_OK(device_decompress(&c->params, &d, d.dst_capacity, 0));
-    check_device_output(c, &d);
+    CHECK_OK(
+        device_decompress(&c->params, &d, d.dst_capacity, d.out_capacity, 0));
+    check_device_output(&d, c->expect, c->bytes);
     device_teardown(&d);
 }
 
@@ -271,7 +182,7 @@ static void check_params_mismatch(const fz_params *other, device_buffers *d,
     size_t scratch = 0;
     CHECK_OK(fz_device_scratch_size(other, &scratch));
     if (scratch <= d->scratch_bytes)
-        CHECK_STATUS(device_decompress(other, d, size, 0),
+        CHECK_STATUS(device_decompress(other, d, size, d->out_capacity, 0),
                      FZ_ERR_PARAMS_MISMATCH);
 }
 
@@ -281,7 +192,8 @@ static void check_device_flip(const gpu_case *c, device_buffers *d,
     uint8_t byte = c->cpu_stream[pos] ^ 0x10;
     uint8_t *at = (uint8_t *)d->dst + pos;
     CUDA_CHECK(cudaMemcpy(at, &byte, 1, cudaMemcpyHostToDevice));
-    fz_status st = device_decompress(&c->params, d, c->cpu_size, 0);
+    fz_status st =
+        device_decompress(&c->params, d, c->cpu_size, d->out_capacity, 0);
     CHECK_ERROR(st);
     CHECK(st != FZ_ERR_CUDA);
     CUDA_CHECK(cudaMemcpy(at, c->cpu_stream + pos, 1, cudaMemcpyHostToDevice));
@@ -289,7 +201,7 @@ static void check_device_flip(const gpu_case *c, device_buffers *d,
 
 /* Device API misuse and damaged device streams. */
 static void check_device_errors(const gpu_case *c) {
-    device_buffers d = device_setup(c);
+    device_buffers d = device_setup(&c->params, c->src, c->bytes);
     const size_t scratch = d.scratch_bytes;
     if (scratch >= 16) {
         d.scratch_bytes = scratch - 16;
@@ -320,9 +232,10 @@ static void check_device_errors(const gpu_case *c) {
     check_device_flip(c, &d, 20);              /* header */
     check_device_flip(c, &d, c->cpu_size - 1); /* last payload byte */
     if (c->cpu_size > FZ_HEADER_BYTES)
-        CHECK_ERROR(device_decompress(&c->params, &d, c->cpu_size - 1, 0));
-    CHECK_OK(device_decompress(&c->params, &d, c->cpu_size, 0));
-    check_device_output(c, &d);
+        CHECK_ERROR(device_decompress(&c->params, &d, c->cpu_size - 1,
+                                      d.out_capacity, 0));
+    CHECK_OK(device_decompress(&c->params, &d, c->cpu_size, d.out_capacity, 0));
+    check_device_output(&d, c->expect, c->bytes);
     device_teardown(&d);
 }
 

@@ -133,88 +133,14 @@ static void check_version1(const gpu_case *c) {
 }
 
 /* ------------------------------------------------------------ device API */
-typedef struct device_buffers {
-    void *src, *dst, *out, *scratch;
-    size_t dst_capacity, scratch_bytes;
-    fz_device_result *d_result, *h_result;
-    cudaStream_t stream;
-} device_buffers;
-
-static device_buffers device_setup(const gpu_case *c) {
-    device_buffers d;
-    CHECK_OK(fz_compress_bound(&c->params, &d.dst_capacity));
-    CHECK_OK(fz_device_scratch_size(&c->params, &d.scratch_bytes));
-    d.src = device_alloc(c->bytes);
-    d.dst = device_alloc(d.dst_capacity);
-    d.out = device_alloc(c->bytes);
-    d.scratch = device_alloc(d.scratch_bytes);
-    d.d_result = (fz_device_result *)device_alloc(sizeof(fz_device_result));
-    CUDA_CHECK(cudaMallocHost((void **)&d.h_result, sizeof *d.h_result));
-    CUDA_CHECK(cudaStreamCreate(&d.stream));
-    CUDA_CHECK(cudaMemcpy(d.src, c->src, c->bytes, cudaMemcpyHostToDevice));
-    return d;
-}
-
-static void device_teardown(device_buffers *d) {
-    CUDA_CHECK(cudaStreamDestroy(d->stream));
-    CUDA_CHECK(cudaFreeHost(d->h_result));
-    CUDA_CHECK(cudaFree(d->d_result));
-    CUDA_CHECK(cudaFree(d->scratch));
-    CUDA_CHECK(cudaFree(d->out));
-    CUDA_CHECK(cudaFree(d->dst));
-    CUDA_CHECK(cudaFree(d->src));
-}
-
-static fz_status device_outcome(fz_status returned, device_buffers *d) {
-    CUDA_CHECK(cudaStreamSynchronize(d->stream));
-    if (returned != FZ_OK)
-        return returned;
-    return (fz_status)d->h_result->status;
-}
-
-static fz_status device_compress(const fz_params *p, device_buffers *d,
-                                 size_t capacity) {
-    memset(d->h_result, 0xFF, sizeof *d->h_result);
-    fz_status s = fz_device_compress(p, d->src, d->dst, capacity, d->scratch,
-                                     d->scratch_bytes, d->d_result, d->h_result,
-                                     d->stream);
-    return device_outcome(s, d);
-}
-
-static fz_status device_decompress(const fz_params *p, device_buffers *d,
-                                   size_t src_size, size_t out_capacity,
-                                   uint32_t flags) {
-    fz_decode_options o = tu_decode_opts(0, flags);
-    memset(d->h_result, 0xFF, sizeof *d->h_result);
-    fz_status s = fz_device_decompress(
-        p, d->dst, src_size, d->out, out_capacity, d->scratch, d->scratch_bytes,
-        &o, d->d_result, d->h_result, d->stream);
-    return device_outcome(s, d);
-}
-
-static void check_device_output(const gpu_case *c, device_buffers *d) {
-    uint8_t *host = (uint8_t *)tu_xmalloc(c->bytes);
-    CUDA_CHECK(cudaMemcpy(host, d->out, c->bytes, cudaMemcpyDeviceToHost));
-    CHECK(memcmp(host, c->src, c->bytes) == 0);
-    free(host);
-}
-
 /* 2. device API: the same bytes, decoded back; 4. misuse. */
 static void check_device_api(const gpu_case *c, int misuse) {
-    device_buffers d = device_setup(c);
-    CHECK_OK(device_compress(&c->params, &d, d.dst_capacity));
-    CHECK_EQ_U64(d.h_result->size, c->cpu_size);
-    uint8_t *stream = (uint8_t *)tu_xmalloc(c->cpu_size);
-    CUDA_CHECK(cudaMemcpy(stream, d.dst, c->cpu_size, cudaMemcpyDeviceToHost));
-    CHECK(memcmp(stream, c->cpu_stream, c->cpu_size) == 0);
-    free(stream);
-    CUDA_CHECK(cudaMemset(d.out, 0xCD, c->bytes ? c->bytes : 16));
-    CHECK_OK(device_decompress(&c->params, &d, c->cpu_size, c->bytes, 0));
-    CHECK_EQ_U64(d.h_result->size, c->bytes);
-    check_device_output(c, &d);
+    device_buffers d = device_setup(&c->params, c->src, c->bytes);
+    check_device_roundtrip(&c->params, &d, c->cpu_stream, c->cpu_size, c->src,
+                           c->bytes);
     CHECK_OK(device_decompress(&c->params, &d, d.dst_capacity, c->bytes,
                                FZ_DECODE_SKIP_CHECKSUM));
-    check_device_output(c, &d);
+    check_device_output(&d, c->src, c->bytes);
     if (misuse) {
         const size_t scratch = d.scratch_bytes;
         d.scratch_bytes = scratch - 16;
@@ -244,7 +170,7 @@ static void check_device_api(const gpu_case *c, int misuse) {
             CHECK_ERROR(device_decompress(&c->params, &d, c->cpu_size - 1,
                                           c->bytes, 0));
         CHECK_OK(device_decompress(&c->params, &d, c->cpu_size, c->bytes, 0));
-        check_device_output(c, &d);
+        check_device_output(&d, c->src, c->bytes);
     }
     device_teardown(&d);
 }

@@ -30,57 +30,33 @@ static fz_params gfc_params(fz_dtype dtype, uint64_t n, uint32_t flags,
 
 /* ------------------------------------------------------------ device API */
 /* Compress on the device and decode there with the given params (the
- * stream's own, or the ones fz_inspect reports); compare with the CPU. */
+ * stream's own, or the ones fz_inspect reports); compare with the CPU. On
+ * the legacy default stream, as an application without streams calls it. */
 static void check_device_api(const fz_params *p, const void *src, size_t bytes,
                              const uint8_t *cpu, size_t cpu_size) {
-    size_t cap = 0, scratch = 0;
-    CHECK_OK(fz_compress_bound(p, &cap));
-    CHECK_OK(fz_device_scratch_size(p, &scratch));
-    void *d_src = device_alloc(bytes), *d_dst = device_alloc(cap);
-    void *d_out = device_alloc(bytes), *d_scratch = device_alloc(scratch);
-    fz_device_result *d_res = (fz_device_result *)device_alloc(sizeof *d_res);
-    fz_device_result res;
-    CUDA_CHECK(cudaMemcpy(d_src, src, bytes, cudaMemcpyHostToDevice));
-    CHECK_OK(fz_device_compress(p, d_src, d_dst, cap, d_scratch, scratch, d_res,
-                                NULL, NULL));
-    CUDA_CHECK(cudaMemcpy(&res, d_res, sizeof res, cudaMemcpyDeviceToHost));
-    CHECK_OK((fz_status)res.status);
-    CHECK_EQ_U64(res.size, cpu_size);
-    uint8_t *stream = (uint8_t *)tu_xmalloc(cpu_size);
-    CUDA_CHECK(cudaMemcpy(stream, d_dst, cpu_size, cudaMemcpyDeviceToHost));
-    CHECK(memcmp(stream, cpu, cpu_size) == 0);
+    device_buffers d = device_setup(p, src, bytes);
+    check_default_stream_compress(p, &d, cpu, cpu_size);
     fz_info info;
-    CHECK_OK(fz_inspect(stream, cpu_size, &info));
+    CHECK_OK(fz_inspect(cpu, cpu_size, &info)); /* the device's stream too */
     const fz_params *decode_params[2] = {p, &info.params};
-    uint8_t *host = (uint8_t *)tu_xmalloc(bytes);
     for (int k = 0; k < 2; k++) {
-        CUDA_CHECK(cudaMemset(d_out, 0xCD, bytes ? bytes : 16));
-        CHECK_OK(fz_device_decompress(decode_params[k], d_dst, cpu_size, d_out,
-                                      bytes, d_scratch, scratch, NULL, d_res,
-                                      &res, NULL));
-        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemset(d.out, 0xCD, bytes ? bytes : 16));
+        fz_device_result res =
+            default_stream_decompress(decode_params[k], &d, cpu_size, bytes);
         CHECK_OK((fz_status)res.status);
         CHECK_EQ_U64(res.size, bytes);
-        CUDA_CHECK(cudaMemcpy(host, d_out, bytes, cudaMemcpyDeviceToHost));
-        CHECK(memcmp(host, src, bytes) == 0);
+        check_device_output(&d, src, bytes);
     }
     /* another dimensionality or chunk size than the stream's */
     fz_params other = *p;
     other.codec_options[0] = (int32_t)info.params.codec_options[0] % 32 + 1;
     size_t other_scratch = 0;
     CHECK_OK(fz_device_scratch_size(&other, &other_scratch));
-    CHECK_EQ_U64(other_scratch, scratch);
-    CHECK_OK(fz_device_decompress(&other, d_dst, cpu_size, d_out, bytes,
-                                  d_scratch, scratch, NULL, d_res, &res, NULL));
-    CUDA_CHECK(cudaDeviceSynchronize());
+    CHECK_EQ_U64(other_scratch, d.scratch_bytes);
+    fz_device_result res =
+        default_stream_decompress(&other, &d, cpu_size, bytes);
     CHECK_STATUS((fz_status)res.status, FZ_ERR_CORRUPT_HEADER);
-    free(host);
-    free(stream);
-    CUDA_CHECK(cudaFree(d_res));
-    CUDA_CHECK(cudaFree(d_scratch));
-    CUDA_CHECK(cudaFree(d_out));
-    CUDA_CHECK(cudaFree(d_dst));
-    CUDA_CHECK(cudaFree(d_src));
+    device_teardown(&d);
 }
 
 /* CPU stream == GPU stream, and every cross decoding. */

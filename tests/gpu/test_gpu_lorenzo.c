@@ -56,43 +56,18 @@ static void check_bound(fz_dtype t, const void *src, const void *out, size_t n,
     }
 }
 
-/* Device API: compress, compare with the CPU stream, decode. */
+/* Device API: compress, compare with the CPU stream, decode; on the legacy
+ * default stream, as an application without streams calls it. */
 static void check_device_api(const fz_params *p, const void *src, size_t bytes,
                              const uint8_t *cpu, size_t cpu_size,
                              const void *cpu_out) {
-    size_t cap = 0, scratch = 0;
-    CHECK_OK(fz_compress_bound(p, &cap));
-    CHECK_OK(fz_device_scratch_size(p, &scratch));
-    void *d_src = device_alloc(bytes), *d_dst = device_alloc(cap);
-    void *d_out = device_alloc(bytes), *d_scratch = device_alloc(scratch);
-    fz_device_result *d_res = (fz_device_result *)device_alloc(sizeof *d_res);
-    fz_device_result res;
-    if (bytes)
-        CUDA_CHECK(cudaMemcpy(d_src, src, bytes, cudaMemcpyHostToDevice));
-    CHECK_OK(fz_device_compress(p, d_src, d_dst, cap, d_scratch, scratch, d_res,
-                                NULL, NULL));
-    CUDA_CHECK(cudaMemcpy(&res, d_res, sizeof res, cudaMemcpyDeviceToHost));
-    CHECK_OK((fz_status)res.status);
-    CHECK_EQ_U64(res.size, cpu_size);
-    uint8_t *stream = (uint8_t *)tu_xmalloc(cpu_size);
-    CUDA_CHECK(cudaMemcpy(stream, d_dst, cpu_size, cudaMemcpyDeviceToHost));
-    CHECK(memcmp(stream, cpu, cpu_size) == 0);
-    CHECK_OK(fz_device_decompress(p, d_dst, cpu_size, d_out, bytes, d_scratch,
-                                  scratch, NULL, d_res, &res, NULL));
-    CUDA_CHECK(cudaDeviceSynchronize());
+    device_buffers d = device_setup(p, src, bytes);
+    check_default_stream_compress(p, &d, cpu, cpu_size);
+    fz_device_result res = default_stream_decompress(p, &d, cpu_size, bytes);
     CHECK_OK((fz_status)res.status);
     CHECK_EQ_U64(res.size, bytes);
-    uint8_t *host = (uint8_t *)tu_xmalloc(bytes ? bytes : 1);
-    if (bytes)
-        CUDA_CHECK(cudaMemcpy(host, d_out, bytes, cudaMemcpyDeviceToHost));
-    CHECK(memcmp(host, cpu_out, bytes) == 0);
-    free(host);
-    free(stream);
-    CUDA_CHECK(cudaFree(d_res));
-    CUDA_CHECK(cudaFree(d_scratch));
-    CUDA_CHECK(cudaFree(d_out));
-    CUDA_CHECK(cudaFree(d_dst));
-    CUDA_CHECK(cudaFree(d_src));
+    check_device_output(&d, cpu_out, bytes);
+    device_teardown(&d);
 }
 
 /* CPU stream == GPU stream, every cross decoding, the bound. */
