@@ -72,12 +72,6 @@ struct DeviceScope {
     }
 };
 
-/* Decode options the device API accepts (NULL: the defaults). */
-bool device_decode_opts_valid(const fz_decode_options *opts) {
-    return !opts || ((opts->flags & ~FZ_DECODE_SKIP_CHECKSUM) == 0 &&
-                     opts->threads >= 0);
-}
-
 bool aligned16(const void *p) {
     return ((uintptr_t)p & 15) == 0;
 }
@@ -323,8 +317,6 @@ __global__ void finalize_range(const RangeArgs r, uint64_t out_bytes,
                                fz_device_result *result) {
     fz_header h;
     int status = fz_gpu_check_stream(r.whole, &h);
-    if (status == FZS_OK && h.flags != r.whole.expect.flags)
-        status = FZS_PARAMS_MISMATCH;
     if (status == FZS_OK &&
         fz_hash_final(r.state->table_sum, fz_table_bytes(&h) / 4) !=
             h.table_hash)
@@ -528,7 +520,7 @@ fz_device_decompress(const fz_params *p, const void *d_src, size_t src_size,
     if (s != FZ_OK)
         return s;
     if (!d_src || (!d_dst && a.expect.original_bytes) || !aligned16(d_src) ||
-        !aligned16(d_dst) || !device_decode_opts_valid(opts))
+        !aligned16(d_dst) || !fz_decode_options_valid(opts))
         return FZ_ERR_INVALID_ARGUMENT;
     if (dst_capacity < a.expect.original_bytes)
         return FZ_ERR_DST_TOO_SMALL;
@@ -571,7 +563,7 @@ fz_device_decompress_range(const fz_params *p, const void *d_src,
     if (p && p->codec == FZ_CODEC_AUTO)
         return FZ_ERR_UNSUPPORTED;
     if (!d_scratch || !d_result || !aligned16(d_scratch) || !d_src ||
-        !aligned16(d_src) || !device_decode_opts_valid(opts))
+        !aligned16(d_src) || !fz_decode_options_valid(opts))
         return FZ_ERR_INVALID_ARGUMENT;
     fz_gpu_args a;
     memset(&a, 0, sizeof a);

@@ -431,8 +431,11 @@ static __device__ int fz_gpu_check_stream(const fz_gpu_args &a, fz_header *h) {
     for (int k = 0; k < 4; k++)
         if (h->codec_params[k] != e.codec_params[k])
             return FZS_CORRUPT_HEADER;
+    /* flags too: they set the table's entry size, so where the payload
+     * starts (a.payload_off comes from the params) */
     if (h->dtype != e.dtype || h->ndims != e.ndims || h->mode != e.mode ||
-        h->original_bytes != e.original_bytes || h->bound_bits != e.bound_bits)
+        h->original_bytes != e.original_bytes ||
+        h->bound_bits != e.bound_bits || h->flags != e.flags)
         return FZS_PARAMS_MISMATCH;
     /* ABS: the enforced bound follows from the requested one (the CPU's
      * codec check does the same); REL depends on the data */

@@ -186,6 +186,25 @@ static void check_params_mismatch(const fz_params *other, device_buffers *d,
                      FZ_ERR_PARAMS_MISMATCH);
 }
 
+/* Decode options the host API refuses are refused by the device API too
+ * (it uses only the flags, but takes no nonsense). */
+static void check_device_decode_options(const fz_params *p, device_buffers *d,
+                                        size_t size) {
+    fz_decode_options bad[3];
+    for (int i = 0; i < 3; i++)
+        bad[i] = tu_decode_opts(0, 0);
+    bad[0].reserved[0] = 1;
+    bad[1].exec = (fz_exec)9;
+    bad[2].gpu_streams = FZ_MAX_GPU_STREAMS + 1;
+    for (int i = 0; i < 3; i++) {
+        memset(d->h_result, 0xFF, sizeof *d->h_result);
+        const fz_status s = fz_device_decompress(
+            p, d->dst, size, d->out, d->out_capacity, d->scratch,
+            d->scratch_bytes, &bad[i], d->d_result, d->h_result, d->stream);
+        CHECK_STATUS(device_outcome(s, d), FZ_ERR_INVALID_ARGUMENT);
+    }
+}
+
 /* A byte of the device stream flipped: the device decoder reports it. */
 static void check_device_flip(const gpu_case *c, device_buffers *d,
                               size_t pos) {
@@ -229,6 +248,14 @@ static void check_device_errors(const gpu_case *c) {
         c->params.mode == FZ_MODE_LOSSLESS ? FZ_MODE_ABS : FZ_MODE_LOSSLESS;
     other.bound = other.mode == FZ_MODE_LOSSLESS ? 0.0 : 1e-3;
     check_params_mismatch(&other, &d, c->cpu_size);
+    other = c->params; /* the other checksum setting: another table entry
+                        * size, so another payload offset */
+    other.flags ^= FZ_FLAG_NO_CHECKSUM;
+    size_t other_scratch = 0;
+    CHECK_OK(fz_device_scratch_size(&other, &other_scratch));
+    CHECK(other_scratch <= d.scratch_bytes); /* so the next check runs */
+    check_params_mismatch(&other, &d, c->cpu_size);
+    check_device_decode_options(&c->params, &d, c->cpu_size);
     check_device_flip(c, &d, 20);              /* header */
     check_device_flip(c, &d, c->cpu_size - 1); /* last payload byte */
     if (c->cpu_size > FZ_HEADER_BYTES)
