@@ -3,7 +3,8 @@
  * IEEE-754 float32 / float64 values on CPUs (OpenMP) and NVIDIA GPUs (CUDA).
  *
  * Conventions
- *  - Every function returns an fz_status; sizes come back through out-params.
+ *  - Every function that can fail returns an fz_status; sizes come back
+ *    through out-params.
  *  - Shapes: dims[0] is the FASTEST-varying (contiguous) dimension. A C array
  *    declared `float a[NZ][NY][NX]` has ndims = 3, dims = {NX, NY, NZ}.
  *  - Streams are self-describing floatz containers (docs/FORMAT.md); a stream
@@ -95,13 +96,15 @@ typedef enum fz_codec {
                              codecs above that suit the mode on a sample of
                              the array and compresses with the best (see
                              fz_auto_choose); the stream records the codec
-                             chosen. Device API: FZ_ERR_UNSUPPORTED */
+                             chosen. Device API: FZ_ERR_UNSUPPORTED
+                             (fz_device_decompress, whose params describe
+                             a stream: FZ_ERR_INVALID_ARGUMENT) */
 } fz_codec;
 
 /* Goals of FZ_CODEC_AUTO (its codec_options[0]). */
 #define FZ_AUTO_BALANCED                                                       \
     0                      /* smallest output, but a codec that is slower      \
-                              on the GPU must be >= 2% smaller than a          \
+                              on the GPU must be more than 2% smaller than a   \
                               faster one to be chosen (default) */
 #define FZ_AUTO_SMALLEST 1 /* smallest output */
 
@@ -121,7 +124,7 @@ typedef enum fz_exec {
 
 #define FZ_MAX_DIMS 4
 #define FZ_MAX_THREADS 256    /* larger thread requests are clamped to this */
-#define FZ_MAX_GPU_STREAMS 64 /* largest fz_params.gpu_streams accepted */
+#define FZ_MAX_GPU_STREAMS 64 /* largest gpu_streams accepted */
 
 /* Decode flags (fz_decode_options.flags). */
 #define FZ_DECODE_SKIP_CHECKSUM 1u /* don't verify per-chunk data checksums */
@@ -168,7 +171,8 @@ typedef struct fz_params {
  *         0 = off.
  *  - auto: [0] FZ_AUTO_BALANCED or FZ_AUTO_SMALLEST; the chosen codec
  *         runs with its own defaults but lorenzo's [1], which auto may set.
- * fz_inspect() reports the values a stream was made with (never 0). */
+ * fz_inspect() reports the values a stream was made with, defaults
+ * resolved (an option left 0 shows the value it stood for). */
 
 /* Fill *p with defaults for a 1-D array of n values: codec sleek, lossless,
  * CPU backend, checksums on. */
@@ -178,7 +182,8 @@ FZ_API fz_status fz_params_init(fz_params *p, fz_dtype dtype, uint64_t n);
 FZ_API fz_status fz_params_set_shape(fz_params *p, uint32_t ndims,
                                      const uint64_t *dims);
 
-/* Number of values (product of dims) and bytes (values * element size). */
+/* Number of values (product of dims) and bytes (values * element size);
+ * validates *p as fz_compress_bound does. values or bytes may be NULL. */
 FZ_API fz_status fz_params_count(const fz_params *p, uint64_t *values,
                                  uint64_t *bytes);
 
@@ -249,12 +254,13 @@ FZ_API fz_status fz_auto_choose(const fz_params *p, const void *src,
  * file size (docs/PIPELINE.md). The output is the same stream fz_compress
  * makes (compression), or the raw array (decompression).
  *
- * The FILE* forms read from the input's current position (REL mode and
- * decompression seek in the input, so it must be a regular file there) and
- * write from the output's current position (compression seeks in the
- * output). On failure the output holds garbage; the path forms below never
- * leave a half-written file. progress may be NULL; it is called after each
- * batch with the input bytes done so far and the total. */
+ * The FILE* forms read from the input's current position (REL mode, codec
+ * auto and decompression seek in the input, so it must be a regular file
+ * there) and write from the output's current position (compression seeks
+ * in the output). On failure the output holds garbage; the path forms
+ * below never leave a half-written file. progress may be NULL; it is
+ * called after each batch with the array bytes done so far (read when
+ * compressing, written when decompressing) and their total. */
 typedef void (*fz_progress_fn)(void *user, uint64_t done, uint64_t total);
 
 FZ_API fz_status fz_compress_fp(const fz_params *p, FILE *src_file,
@@ -308,16 +314,19 @@ typedef struct fz_info {
  * chunk table is not read). Does not decode anything. */
 FZ_API fz_status fz_inspect(const void *src, size_t src_size, fz_info *info);
 
-FZ_API const char *fz_codec_name(fz_codec codec); /* "sleek", "gfc", "auto",
-                                                     NULL if unknown */
+/* "sleek", "gfc", "falcon", "lorenzo", "auto"; NULL if unknown. */
+FZ_API const char *fz_codec_name(fz_codec codec);
+/* The codec of such a name; FZ_ERR_UNSUPPORTED if unknown. */
 FZ_API fz_status fz_codec_from_name(const char *name, fz_codec *codec);
 
 /* ------------------------------------------------------------ device API
  * Device buffers, asynchronous on a caller-given CUDA stream: no allocation
  * and no device synchronisation inside. The device used is the stream's
  * device (the current device for the legacy default stream, NULL).
- * Errors found on the device (corrupt stream, capacity too small) land in
- * the fz_device_result; read it after the stream completes. */
+ * Device pointers must be 16-byte aligned (cudaMalloc's are), but for
+ * fz_device_decompress_range's d_dst. Errors found on the device (corrupt
+ * stream, capacity too small) land in the fz_device_result; read it after
+ * the stream completes. */
 struct CUstream_st; /* cudaStream_t is this pointer */
 typedef struct CUstream_st *fz_cuda_stream;
 
@@ -335,12 +344,14 @@ FZ_API int fz_gpu_count(void);
  * option only the CPU encoder has (none today). Says nothing about
  * whether a GPU is present (fz_gpu_count). GPU compression with such
  * parameters returns FZ_ERR_UNSUPPORTED; the GPU backend decodes the
- * streams of every known codec and option. */
+ * streams of every known codec and option. For FZ_CODEC_AUTO: whether
+ * the host API with FZ_EXEC_GPU does (every candidate is supported). */
 FZ_API int fz_gpu_supports(const fz_params *p);
 
 /* fz_compress / fz_decompress with FZ_EXEC_GPU keep the last call's CUDA
  * streams, device buffers and pinned staging buffers in a process-wide
- * cache (about 4 x batch bytes per stream), so that the next call does not
+ * cache (about 4 x batch bytes of device memory per stream, 2 x of pinned
+ * memory with pageable buffers), so that the next call does not
  * allocate and pin them again. This frees them now; they are also freed at
  * process exit. Thread-safe; a call in progress keeps its own. */
 FZ_API void fz_gpu_release_cache(void);
@@ -361,9 +372,11 @@ FZ_API fz_status fz_device_compress(const fz_params *p, const void *d_src,
                                     fz_cuda_stream stream);
 
 /* Decompress a device stream. p gives the parameters the stream was made
- * with (kept by the caller, or fz_inspect() of a host copy of the header);
- * the device checks the stream against them (FZ_ERR_PARAMS_MISMATCH).
- * opts may be NULL. */
+ * with (kept by the caller, or fz_inspect() of a host copy of the header):
+ * dtype, shape, codec, codec_options, mode, bound and flags; the device
+ * checks the stream against them (FZ_ERR_PARAMS_MISMATCH; other
+ * codec_options: FZ_ERR_CORRUPT_HEADER). opts may be NULL; only its flags
+ * apply, but options fz_decompress refuses are refused here too. */
 FZ_API fz_status fz_device_decompress(
     const fz_params *p, const void *d_src, size_t src_size, void *d_dst,
     size_t dst_capacity, void *d_scratch, size_t scratch_bytes,
