@@ -122,8 +122,34 @@ typedef struct parser {
     int argc;
     char **argv;
     cli_options *o;
-    unsigned seen; /* option groups given */
+    unsigned seen;  /* option groups given */
+    unsigned given; /* value options given: 1 << option_slot(c) */
 } parser;
+
+/* The value options checked for repeats, and their names. */
+static const struct {
+    int c;
+    const char *name;
+} value_options[] = {
+    {'i', "-i"},
+    {'o', "-o"},
+    {'c', "-c"},
+    {'M', "-M"},
+    {'e', "-e"},
+    {'j', "-j"},
+    {LONG_STREAMS, "--streams"},
+    {LONG_RANGE, "--range"},
+    {LONG_DIM, "--dim"},
+    {LONG_CHUNK_VALUES, "--chunk-values"},
+};
+
+/* Index of option c in value_options, or -1. */
+static int option_slot(int c) {
+    for (size_t k = 0; k < sizeof value_options / sizeof value_options[0]; k++)
+        if (value_options[k].c == c)
+            return (int)k;
+    return -1;
+}
 
 const char *cli_command_name(cli_command command) {
     switch (command) {
@@ -344,6 +370,7 @@ static int take_positional(parser *ps, const char *arg) {
     if (ps->o->command == CLI_CMD_INFO && !ps->o->input) {
         ps->o->input = arg;
         ps->seen |= GROUP_INPUT;
+        ps->given |= 1u << option_slot('i');
         return CLI_EXIT_OK;
     }
     return usage_error(ps, "unexpected argument '%s'", arg);
@@ -361,12 +388,29 @@ static int bad_option(parser *ps, int c) {
     return usage_error(ps, "unknown option '%s'", arg);
 }
 
+/* -i/-o take a file name. One that starts with '-' is most likely the
+ * next option, taken as the value when the name was left out: refused
+ * rather than creating a file named "-q" ("./-q" names such a file). */
+static int set_path(parser *ps, int c, const char *arg) {
+    if (strcmp(arg, "-") == 0)
+        return usage_error(ps, "-%c: '-' is not a file name (%s)", c,
+                           c == 'i' ? "standard input: -i /dev/stdin"
+                                    : "OUT is a file, never standard output");
+    if (arg[0] == '-')
+        return usage_error(ps,
+                           "-%c needs a file name, not the option '%s' (a "
+                           "file named so: ./%s)",
+                           c, arg, arg);
+    *(c == 'i' ? &ps->o->input : &ps->o->output) = arg;
+    return CLI_EXIT_OK;
+}
+
 /* ------------------------------------------------------- the dispatch */
 static int handle_value_option(parser *ps, int c, const char *arg) {
     cli_options *o = ps->o;
     switch (c) {
-    case 'i': o->input = arg; return CLI_EXIT_OK;
-    case 'o': o->output = arg; return CLI_EXIT_OK;
+    case 'i':
+    case 'o': return set_path(ps, c, arg);
     case 't': return parse_type(ps, arg);
     case '1':
     case '2':
@@ -440,6 +484,46 @@ static unsigned group_of(int c) {
     return 0;
 }
 
+/* ---------------------------------------------------- repeated options */
+static int same_string(const char *a, const char *b) {
+    return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+/* Whether option c changed what an earlier use of it had set. */
+static int value_changed(int c, const cli_options *a, const cli_options *b) {
+    switch (c) {
+    case 'i': return !same_string(a->input, b->input);
+    case 'o': return !same_string(a->output, b->output);
+    case 'c': return a->codec != b->codec;
+    case 'M': return a->mode != b->mode;
+    case 'e': return a->bound != b->bound;
+    case 'j': return a->threads != b->threads;
+    case LONG_STREAMS: return a->gpu_streams != b->gpu_streams;
+    case LONG_RANGE:
+        return a->range_first != b->range_first ||
+               a->range_count != b->range_count;
+    case LONG_DIM: return a->codec_options[0] != b->codec_options[0];
+    case LONG_CHUNK_VALUES: return a->codec_options[1] != b->codec_options[1];
+    }
+    return 0;
+}
+
+/* An option given twice must say the same thing twice, as -f/-d and
+ * --cpu/--gpu must: "the last one wins" could silently compress another
+ * file, or with another bound, than the one meant. */
+static int handle_once(parser *ps, int c, const char *arg) {
+    const cli_options before = *ps->o;
+    const int slot = option_slot(c);
+    int rc = handle_option(ps, c, arg);
+    if (rc != CLI_EXIT_OK || slot < 0)
+        return rc;
+    if ((ps->given >> slot & 1u) && value_changed(c, &before, ps->o))
+        return usage_error(ps, "%s given twice with different values",
+                           value_options[slot].name);
+    ps->given |= 1u << slot;
+    return CLI_EXIT_OK;
+}
+
 /* ----------------------------------------------------- final checks */
 static int check_groups(parser *ps) {
     unsigned extra = ps->seen & ~allowed_groups[ps->o->command];
@@ -504,7 +588,7 @@ static int parse_from(parser *ps, int first) {
     int c;
     while ((c = getopt_long(ps->argc, ps->argv, short_options, long_options,
                             NULL)) != -1) {
-        int rc = handle_option(ps, c, optarg);
+        int rc = handle_once(ps, c, optarg);
         if (rc != CLI_EXIT_OK)
             return rc;
         ps->seen |= group_of(c);
@@ -529,7 +613,7 @@ static cli_command command_from_word(const char *word) {
 int cli_parse_args(int argc, char **argv, cli_options *o) {
     memset(o, 0, sizeof *o);
     o->codec = FZ_CODEC_SLEEK;
-    parser ps = {argc, argv, o, 0};
+    parser ps = {argc, argv, o, 0, 0};
     int first = 1;
     if (argc > 1 && argv[1][0] != '-') {
         o->command = command_from_word(argv[1]);

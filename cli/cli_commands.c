@@ -150,19 +150,45 @@ static int check_size(const cli_options *o, uint64_t bytes, int text) {
         return CLI_EXIT_OK;
     char shape[128];
     format_shape(shape, sizeof shape, o->ndims, o->dims);
-    cli_error("%s: holds %llu %s values but the shape %s needs %llu", o->input,
-              (unsigned long long)have, dtype_name(o->dtype), shape,
-              (unsigned long long)need);
+    if (need == 0) /* overflow: the dims are all >= 1 */
+        cli_error("%s: holds %llu %s values but the shape %s has too many "
+                  "(2^64 or more)",
+                  o->input, (unsigned long long)have, dtype_name(o->dtype),
+                  shape);
+    else
+        cli_error("%s: holds %llu %s values but the shape %s needs %llu",
+                  o->input, (unsigned long long)have, dtype_name(o->dtype),
+                  shape, (unsigned long long)need);
     return CLI_EXIT_FAIL;
+}
+
+/* Raw input with a shape is read up to one byte more than the shape
+ * needs, so an endless input (/dev/urandom) fails instead of filling
+ * memory. SIZE_MAX: no limit. */
+static size_t raw_read_limit(const cli_options *o) {
+    const uint64_t need = shape_values(o), esize = dtype_size(o->dtype);
+    if (o->ndims == 0 || need == 0 || need >= (SIZE_MAX - 1) / esize)
+        return SIZE_MAX;
+    return (size_t)(need * esize) + 1;
 }
 
 /* Read IN as raw or text values and build the parameters for them. */
 static int load_array(const cli_options *o, fz_exec exec, cli_buffer *data,
                       fz_params *p) {
     const int text = is_text(o, o->input);
-    int rc = cli_read_file(o->input, data, o->quiet);
+    const size_t max = text ? SIZE_MAX : raw_read_limit(o);
+    int rc = cli_read_file(o->input, data, max, o->quiet);
     if (rc != CLI_EXIT_OK)
         return rc;
+    if (max != SIZE_MAX && data->size == max) {
+        char shape[128];
+        format_shape(shape, sizeof shape, o->ndims, o->dims);
+        cli_error("%s: holds more than the %llu %s values of the shape %s",
+                  o->input, (unsigned long long)shape_values(o),
+                  dtype_name(o->dtype), shape);
+        cli_buffer_free(data);
+        return CLI_EXIT_FAIL;
+    }
     if (text) {
         cli_buffer values;
         rc = cli_parse_text(o->input, (char *)data->data, data->size, o->dtype,
@@ -264,6 +290,20 @@ static void show_progress(void *user, uint64_t done, uint64_t total) {
     cli_progress_update((cli_progress *)user, done);
 }
 
+/* An I/O error names the file and the system's reason (a full disk is
+ * the output's problem, not the input's). */
+static void report_stream_error(const cli_options *o, const char *verb,
+                                fz_status s, int read_failed, int write_failed,
+                                int err) {
+    const char *why = err ? strerror(err) : fz_status_string(s);
+    if (s == FZ_ERR_IO && write_failed)
+        cli_error("%s: write failed: %s", o->output, why);
+    else if (s == FZ_ERR_IO && read_failed)
+        cli_error("%s: read failed: %s", o->input, why);
+    else
+        cli_error("%s: %s failed: %s", o->input, verb, fz_status_string(s));
+}
+
 typedef fz_status (*stream_call)(const void *ctx, FILE *in, FILE *out,
                                  fz_progress_fn progress, void *user,
                                  uint64_t *size);
@@ -295,15 +335,22 @@ static int stream_files(const cli_options *o, const char *verb,
     cli_progress progress;
     cli_progress_begin(&progress, verb, o->input, in_size, o->quiet);
     const double start = cli_now();
+    errno = 0;
     fz_status s = call(ctx, in, out, show_progress, &progress, out_size);
+    int err = errno; /* why a read or write failed, if one did */
     *seconds = cli_now() - start;
     cli_progress_end(&progress);
+    const int read_failed = ferror(in);
+    int write_failed = ferror(out);
     fclose(in);
-    if (fclose(out) != 0 && s == FZ_OK)
+    if (fclose(out) != 0 && s == FZ_OK) { /* the last buffered write */
         s = FZ_ERR_IO;
+        write_failed = 1;
+        err = errno;
+    }
     if (s != FZ_OK) {
         cli_output_abort(&w);
-        cli_error("%s: %s failed: %s", o->input, verb, fz_status_string(s));
+        report_stream_error(o, verb, s, read_failed, write_failed, err);
         return CLI_EXIT_FAIL;
     }
     return cli_output_commit(&w);
@@ -432,14 +479,44 @@ static int check_expectations(const cli_options *o, const fz_info *info) {
     return CLI_EXIT_FAIL;
 }
 
+/* The CLI takes a file as one stream. Bytes after its end (a second
+ * stream appended, other data) would be dropped without a word, so they
+ * are an error, as missing bytes are. bytes: the file's size, or what was
+ * read of a pipe (at most the stream's size + 1). */
+static int check_stream_size(const char *path, const fz_info *info,
+                             uint64_t bytes) {
+    const unsigned long long want = info->compressed_bytes;
+    if (bytes == want)
+        return CLI_EXIT_OK;
+    if (bytes < want)
+        cli_error("%s: %s: the file has %llu bytes, the header says %llu", path,
+                  fz_status_string(FZ_ERR_TRUNCATED), (unsigned long long)bytes,
+                  want);
+    else
+        cli_error("%s: data after the end of the stream (the header says "
+                  "%llu bytes): one stream per file, concatenated streams "
+                  "are not decoded",
+                  path, want);
+    return CLI_EXIT_FAIL;
+}
+
+/* Header checks of decompress: a whole, single stream of the type and
+ * shape asked for (if any). */
+static int check_stream(const cli_options *o, const void *head, size_t got,
+                        uint64_t file_bytes, fz_info *info) {
+    fz_status s = fz_inspect(head, got, info);
+    if (s != FZ_OK)
+        return cli_status_error(o->input, s);
+    int rc = check_stream_size(o->input, info, file_bytes);
+    return rc == CLI_EXIT_OK ? check_expectations(o, info) : rc;
+}
+
 static int read_stream(const cli_options *o, cli_buffer *stream,
                        fz_info *info) {
-    int rc = cli_read_file(o->input, stream, o->quiet);
+    int rc = cli_read_stream(o->input, stream, o->quiet);
     if (rc != CLI_EXIT_OK)
         return rc;
-    fz_status s = fz_inspect(stream->data, stream->size, info);
-    rc = s == FZ_OK ? check_expectations(o, info)
-                    : cli_status_error(o->input, s);
+    rc = check_stream(o, stream->data, stream->size, stream->size, info);
     if (rc != CLI_EXIT_OK)
         cli_buffer_free(stream);
     return rc;
@@ -471,12 +548,8 @@ static int decompress_streaming(const cli_options *o, fz_exec exec,
     uint64_t file_size = 0;
     fz_info info;
     int rc = cli_read_head(o->input, head, sizeof head, &got, &file_size);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    fz_status s = fz_inspect(head, got, &info);
-    if (s != FZ_OK)
-        return cli_status_error(o->input, s);
-    rc = check_expectations(o, &info);
+    if (rc == CLI_EXIT_OK)
+        rc = check_stream(o, head, got, file_size, &info);
     if (rc != CLI_EXIT_OK)
         return rc;
     fz_decode_options opts = decode_options(o, exec);
@@ -503,11 +576,7 @@ static int range_source(const cli_options *o, int regular, cli_buffer *stream,
     size_t got = 0;
     uint64_t file_size = 0;
     int rc = cli_read_head(o->input, head, sizeof head, &got, &file_size);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    fz_status s = fz_inspect(head, got, info);
-    return s == FZ_OK ? check_expectations(o, info)
-                      : cli_status_error(o->input, s);
+    return rc == CLI_EXIT_OK ? check_stream(o, head, got, file_size, info) : rc;
 }
 
 /* --range: values [first, first + count) only, on the CPU. From a regular
@@ -631,27 +700,30 @@ static void print_info(const char *path, const fz_info *info,
     printf("checksums:         %s\n", info->has_checksums ? "yes" : "no");
 }
 
+/* The stream's header and the file's size. A pipe has no size to ask
+ * for: it is read (up to the stream's size + 1) and counted. */
+static int read_info_source(const char *path, cli_buffer *head,
+                            uint64_t *file_bytes) {
+    if (regular_file(path, file_bytes))
+        return cli_read_file(path, head, FZ_HEADER_BYTES, 1);
+    int rc = cli_read_stream(path, head, 1);
+    *file_bytes = rc == CLI_EXIT_OK ? head->size : 0;
+    return rc;
+}
+
 int cli_info(const cli_options *o) {
-    unsigned char head[FZ_HEADER_BYTES];
-    size_t got;
-    uint64_t file_bytes;
+    cli_buffer head;
+    uint64_t file_bytes = 0;
     fz_info info;
-    if (cli_read_head(o->input, head, sizeof head, &got, &file_bytes) !=
-        CLI_EXIT_OK)
+    if (read_info_source(o->input, &head, &file_bytes) != CLI_EXIT_OK)
         return CLI_EXIT_FAIL;
-    fz_status s = fz_inspect(head, got, &info);
+    fz_status s = fz_inspect(head.data, head.size, &info);
+    cli_buffer_free(&head);
     if (s != FZ_OK)
         return cli_status_error(o->input, s);
     print_info(o->input, &info, file_bytes);
-    if (file_bytes < info.compressed_bytes) {
-        fflush(stdout);
-        cli_error("%s: %s: the file has %llu bytes, the header says %llu",
-                  o->input, fz_status_string(FZ_ERR_TRUNCATED),
-                  (unsigned long long)file_bytes,
-                  (unsigned long long)info.compressed_bytes);
-        return CLI_EXIT_FAIL;
-    }
-    return CLI_EXIT_OK;
+    fflush(stdout);
+    return check_stream_size(o->input, &info, file_bytes);
 }
 
 /* -------------------------------------------------------------- verify */

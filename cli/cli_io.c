@@ -74,16 +74,21 @@ static int grow_buffer(cli_buffer *b, size_t *cap, size_t need) {
     return 0;
 }
 
-/* Read until EOF. A full buffer is probed with a small read first, so a
- * regular file of the size fstat gave is never reallocated. */
-static int read_all(int fd, cli_buffer *b, size_t cap, cli_progress *pr) {
-    for (;;) {
-        if (b->size == cap) {
+/* Read until EOF or until b holds limit bytes. A full buffer is probed
+ * with a small read first, so a regular file of the size fstat gave is
+ * never reallocated. */
+static int read_all(int fd, cli_buffer *b, size_t *cap, size_t limit,
+                    cli_progress *pr) {
+    while (b->size < limit) {
+        const size_t end = *cap < limit ? *cap : limit;
+        if (b->size == end) {
             unsigned char probe[4096];
-            ssize_t got = read_retrying(fd, probe, sizeof probe);
+            size_t n =
+                limit - b->size < sizeof probe ? limit - b->size : sizeof probe;
+            ssize_t got = read_retrying(fd, probe, n);
             if (got <= 0)
                 return (int)got;
-            if (grow_buffer(b, &cap, b->size + (size_t)got) != 0) {
+            if (grow_buffer(b, cap, b->size + (size_t)got) != 0) {
                 errno = ENOMEM;
                 return -1;
             }
@@ -91,13 +96,14 @@ static int read_all(int fd, cli_buffer *b, size_t cap, cli_progress *pr) {
             b->size += (size_t)got;
             continue;
         }
-        size_t want = cap - b->size < IO_PIECE ? cap - b->size : IO_PIECE;
+        size_t want = end - b->size < IO_PIECE ? end - b->size : IO_PIECE;
         ssize_t got = read_retrying(fd, b->data + b->size, want);
         if (got <= 0)
             return (int)got;
         b->size += (size_t)got;
         cli_progress_update(pr, b->size);
     }
+    return 0;
 }
 
 static int open_input(const char *path, struct stat *st) {
@@ -115,38 +121,86 @@ static int open_input(const char *path, struct stat *st) {
     return fd;
 }
 
-int cli_read_file(const char *path, cli_buffer *out, int quiet) {
+/* A file being read whole into buf. */
+typedef struct input {
+    const char *path;
+    int fd;
+    size_t cap; /* bytes allocated in buf->data, less the spare NUL */
+    cli_buffer *buf;
+    cli_progress progress;
+} input;
+
+/* Open path and allocate for it: its size for a regular file (at most
+ * max), else a first piece that grows as data comes. */
+static int input_open(input *in, const char *path, cli_buffer *out, size_t max,
+                      int quiet) {
     struct stat st;
-    int fd = open_input(path, &st);
-    if (fd < 0)
+    in->path = path;
+    in->buf = out;
+    in->fd = open_input(path, &st);
+    if (in->fd < 0)
         return CLI_EXIT_FAIL;
     uint64_t expected = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
     if (expected >= SIZE_MAX) {
-        close(fd);
+        close(in->fd);
         cli_error("%s: too large for this machine's address space", path);
         return CLI_EXIT_FAIL;
     }
-    size_t cap = S_ISREG(st.st_mode) ? (size_t)expected : PIPE_INITIAL_CAPACITY;
+    in->cap = S_ISREG(st.st_mode) ? (size_t)expected : PIPE_INITIAL_CAPACITY;
+    in->cap = in->cap < max ? in->cap : max;
     out->size = 0;
-    out->data = malloc(cap + 1);
+    out->data = malloc(in->cap + 1);
     if (!out->data) {
-        close(fd);
-        cli_error("%s: out of memory reading %zu bytes", path, cap);
+        close(in->fd);
+        cli_error("%s: out of memory reading %zu bytes", path, in->cap);
         return CLI_EXIT_FAIL;
     }
-    cli_progress pr;
-    cli_progress_begin(&pr, "reading", path, expected, quiet);
-    int rc = read_all(fd, out, cap, &pr);
-    int saved_errno = errno;
-    cli_progress_end(&pr);
-    close(fd);
-    if (rc < 0) {
-        cli_error("%s: read failed: %s", path, strerror(saved_errno));
-        cli_buffer_free(out);
-        return CLI_EXIT_FAIL;
-    }
-    out->data[out->size] = '\0';
+    cli_progress_begin(&in->progress, "reading", path, expected, quiet);
     return CLI_EXIT_OK;
+}
+
+/* Read on until EOF or until the buffer holds limit bytes. */
+static int input_read(input *in, size_t limit) {
+    if (read_all(in->fd, in->buf, &in->cap, limit, &in->progress) == 0)
+        return CLI_EXIT_OK;
+    const int err = errno;
+    cli_progress_end(&in->progress); /* the message on a line of its own */
+    cli_error("%s: read failed: %s", in->path, strerror(err));
+    return CLI_EXIT_FAIL;
+}
+
+/* Close; on failure the buffer is freed, else NUL-terminated. */
+static int input_close(input *in, int rc) {
+    cli_progress_end(&in->progress);
+    close(in->fd);
+    if (rc != CLI_EXIT_OK)
+        cli_buffer_free(in->buf);
+    else
+        in->buf->data[in->buf->size] = '\0';
+    return rc;
+}
+
+int cli_read_file(const char *path, cli_buffer *out, size_t max, int quiet) {
+    input in;
+    if (input_open(&in, path, out, max, quiet) != CLI_EXIT_OK)
+        return CLI_EXIT_FAIL;
+    return input_close(&in, input_read(&in, max));
+}
+
+/* The header first: a file that is not a stream (or an endless one such
+ * as /dev/zero) stops there; then as many bytes as the header says, and
+ * one more to see whether other data follows. */
+int cli_read_stream(const char *path, cli_buffer *out, int quiet) {
+    input in;
+    fz_info info;
+    if (input_open(&in, path, out, SIZE_MAX, quiet) != CLI_EXIT_OK)
+        return CLI_EXIT_FAIL;
+    int rc = input_read(&in, FZ_HEADER_BYTES);
+    if (rc == CLI_EXIT_OK && fz_inspect(out->data, out->size, &info) == FZ_OK)
+        rc = input_read(&in, info.compressed_bytes < SIZE_MAX
+                                 ? (size_t)info.compressed_bytes + 1
+                                 : SIZE_MAX);
+    return input_close(&in, rc);
 }
 
 int cli_read_head(const char *path, void *dst, size_t cap, size_t *got,
@@ -221,6 +275,10 @@ static void install_signal_cleanup(void) {
     if (installed)
         return;
     installed = 1;
+    /* Past `ulimit -f`, a write then fails with EFBIG and is reported and
+     * cleaned up like a full disk; SIGXFSZ would kill the process and
+     * leave OUT.tmp.XXXXXX behind. */
+    signal(SIGXFSZ, SIG_IGN);
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction old, sa;
         memset(&sa, 0, sizeof sa);

@@ -28,9 +28,17 @@ void cli_progress_begin(cli_progress *p, const char *verb, const char *path,
 void cli_progress_update(cli_progress *p, uint64_t done);
 void cli_progress_end(cli_progress *p);
 
-/* Read a whole file (regular file, pipe or device). Prints the error and
- * returns CLI_EXIT_FAIL on failure. */
-int cli_read_file(const char *path, cli_buffer *out, int quiet);
+/* Read a whole file (regular file, pipe or device), but at most max bytes
+ * (SIZE_MAX: no limit), so an endless input (/dev/urandom) cannot exhaust
+ * memory when the size needed is known. Prints the error and returns
+ * CLI_EXIT_FAIL on failure. */
+int cli_read_file(const char *path, cli_buffer *out, size_t max, int quiet);
+
+/* Read a floatz stream whole: the header, then at most the stream's size
+ * plus one byte (out->size > the header's compressed_bytes: other data
+ * follows). A file that is not a stream is read no further than the
+ * header, for fz_inspect to report. */
+int cli_read_stream(const char *path, cli_buffer *out, int quiet);
 
 /* Read up to cap bytes from the start of a file, and its size. */
 int cli_read_head(const char *path, void *dst, size_t cap, size_t *got,

@@ -118,6 +118,9 @@ static void print_decompress_help(void) {
           stdout);
     fputs(help_backend, stdout);
     fputs(help_common, stdout);
+    fputs("\nIN holds one whole stream: bytes missing, or data after its end\n"
+          "(a second stream appended), are an error.\n",
+          stdout);
     fputs("\nText output has one value per line, \"%.9g\" for float32 and\n"
           "\"%.17g\" for float64: it reads back to the same bits (NaN\n"
           "payloads aside).\n",
@@ -129,8 +132,9 @@ static void print_info_help(void) {
     fputs("Usage: floatz info IN   (or: floatz info -i IN)\n\n"
           "Print every field of a stream's header: format and codec\n"
           "versions, type, shape (dims[0] fastest), mode and bounds, sizes,\n"
-          "ratio, chunking and checksums. Only the header is read; a file\n"
-          "shorter than its header says is reported and exits with 1.\n",
+          "ratio, chunking and checksums. Only the header is read (a pipe\n"
+          "is read whole, to count its bytes); a file shorter or longer than\n"
+          "its header says is reported and exits with 1.\n",
           stdout);
 }
 

@@ -444,6 +444,108 @@ expect_rc 1 "streamed decompress of a truncated stream" \
     decompress --cpu -i cut.fz -o cut.raw
 check "no output after a failed streamed decompress" no_leftovers cut.raw
 
+# ------------------------------------------------------------ robustness
+# A write past `ulimit -f` fails like a full disk: exit 1, a message naming
+# OUT, no temporary file left, an existing OUT kept (SIGXFSZ is ignored;
+# by default it would kill the process mid-write).
+expect_rc_fsize() { # as expect_rc, under `ulimit -f 64` (64 KiB)
+    local want=$1 what=$2
+    shift 2
+    (ulimit -f 64 && exec "$FLOATZ" "$@") >out.txt 2>err.txt
+    local got=$?
+    if [ "$got" -eq "$want" ]; then
+        pass "$what (exit $got)"
+    else
+        fail "$what: exit $got, expected $want"
+        sed 's/^/    stderr: /' err.txt
+    fi
+}
+expect_rc_fsize 1 "streamed compress past ulimit -f" compress -d -i f64.raw -o big.fz
+expect_error 'big.fz: write failed: File too large' "ulimit -f: message names OUT"
+check "no output after ulimit -f" no_leftovers big.fz
+cp f64.fz old.fz
+expect_rc_fsize 1 "compress -F past ulimit -f" compress -F -d -i f64.raw -o old.fz
+check "ulimit -f: the old OUT is kept intact" cmp -s f64.fz old.fz
+expect_rc_fsize 1 "streamed decompress past ulimit -f" decompress -i f64.fz -o big.raw
+expect_error 'big.raw: write failed' "streamed decompress: message names OUT"
+check "no output after a failed streamed decompress" no_leftovers big.raw
+expect_rc_fsize 1 "text decompress past ulimit -f" decompress -i f64.fz -o big.txt
+check "no output after a failed text decompress" no_leftovers big.txt
+expect_rc_fsize 1 "compress from a pipe past ulimit -f" \
+    compress -d -i <(cat f64.raw) -o big.fz
+check "no output after a failed in-memory compress" no_leftovers big.fz
+
+# A file holds one stream: data after its end (a second stream appended,
+# junk) is an error, not silently dropped.
+cat f64.fz f64.fz >two.fz
+cat empty.fz f64.fz >empty-then-data.fz
+for src in two.fz empty-then-data.fz; do
+    expect_rc 1 "decompress $src (data after the stream)" decompress -i $src -o $src.1
+    expect_error 'data after the end of the stream' "$src: clear message"
+    expect_rc 1 "$src from a pipe" decompress -i <(cat $src) -o $src.2
+    expect_error 'data after the end' "$src from a pipe: clear message"
+    expect_rc 1 "decompress --range of $src" decompress -i $src -o $src.3 --range 0:1
+    expect_rc 1 "decompress $src to text" decompress -i $src -o $src.txt
+    check "no output after $src" no_leftovers "$src".[123t]*
+    expect_rc 1 "info of $src" info $src
+    expect_error 'data after the end' "info of $src: clear message"
+done
+expect_rc 0 "info from a pipe (not 'truncated')" info <(cat f64.fz)
+check "info from a pipe counts the file bytes" \
+    grep -q "file bytes: *$(file_size f64.fz)\$" out.txt
+
+# An input that never ends (a FIFO whose writer stays open) must not be
+# read to the end when the size needed is known: a bad header stops
+# decompress and info, a shape stops a raw compress.
+mkfifo endless
+endless_rc() { # DESCRIPTION WANT floatz-ARGS... (reading the FIFO)
+    local what=$1 want=$2
+    shift 2
+    { head -c 4096 f64.raw; exec sleep 30; } >endless 2>/dev/null &
+    local writer=$!
+    timeout 10 "$FLOATZ" "$@" >out.txt 2>err.txt
+    local got=$?
+    kill "$writer" 2>/dev/null
+    wait "$writer" 2>/dev/null
+    if [ "$got" -eq "$want" ]; then pass "$what (exit $got)"; else
+        fail "$what: exit $got, expected $want"; fi
+}
+endless_rc "decompress of an endless non-stream stops at the header" 1 \
+    decompress -i endless -o x.raw
+expect_error 'not a floatz stream' "endless non-stream: bad magic"
+endless_rc "info of an endless non-stream" 1 info endless
+endless_rc "compress -1 100 of an endless input stops after 100 values" 1 \
+    compress -d -1 100 -i endless -o x.fz
+expect_error 'more than the 100 float64 values' "endless input: clear message"
+check "no output after the endless inputs" no_leftovers x.fz
+
+# An option repeated with another value is refused (it used to be "last
+# one wins": another file, bound or codec than meant); the same value
+# twice is fine.
+expect_rc 2 "-i twice, different files" compress -F -d -i f64.raw -i f32.raw -o x.fz
+expect_error '-i given twice with different values' "-i twice: clear message"
+expect_rc 2 "-o twice, different files" compress -F -d -i f64.raw -o x.fz -o y.fz
+expect_rc 2 "-e twice, different bounds" compress -F -d -e 1 -e 2 -i f64.raw -o x.fz
+expect_rc 2 "-M twice, different modes" compress -F -d -M ABS -M REL -e 1 -i f64.raw -o x.fz
+expect_rc 2 "-c twice, different codecs" compress -F -d -c lorenzo -c sleek -e 1 -i f64.raw -o x.fz
+expect_rc 2 "info IN and -i OTHER" info f64.fz -i f32.fz
+check "no output after repeated options" no_leftovers x.fz
+expect_rc 0 "the same option value twice" compress -d -M ABS -M abs -e 1 -e 1.0 -i f64.raw -i f64.raw -o same.fz -q
+
+# -o/-i followed by an option or '-': the value is refused rather than
+# creating a file named "-q" (no stdout/stdin by '-').
+expect_rc 2 "-o followed by an option" compress -d -i f64.raw -o -q
+expect_error "-o needs a file name, not the option '-q'" "-o -q: clear message"
+check "no file named -q" [ ! -e ./-q ]
+expect_rc 2 "-o -" compress -d -i f64.raw -o -
+check "no file named -" [ ! -e ./- ]
+expect_rc 2 "-i -" compress -F -d -i - -o x.fz
+expect_error '/dev/stdin' "-i -: points to /dev/stdin"
+
+# a shape whose value count overflows 64 bits
+expect_rc 1 "shape product over 2^64" compress -F -d -2 4294967296 4294967296 -i f64.raw -o x.fz
+expect_error 'too many' "shape overflow: no 'needs 0'"
+
 # ------------------------------------------------------------ real data
 CSV=$TIMESERIES/Air-pressure.csv
 if [ -r "$CSV" ]; then
