@@ -406,6 +406,37 @@ static void group_io_errors(void) {
     cases_run++;
 }
 
+/* The path forms' outputs get a new file's mode, 0666 & ~umask, under any
+ * umask (they are written as a temporary file and renamed). */
+static void group_output_mode(void) {
+    char in[128], out[128], back[128];
+    path_of(in, sizeof in, "in.raw");
+    path_of(out, sizeof out, "out.fz");
+    path_of(back, sizeof back, "back.raw");
+    fz_params p = tu_params(FZ_F32, 1000, 0);
+    float data[1000] = {0};
+    write_file(in, data, sizeof data);
+    const mode_t masks[] = {022, 077, 002, 0};
+    const mode_t saved = umask(022);
+    for (size_t i = 0; i < sizeof masks / sizeof masks[0]; i++) {
+        tu_context("umask %03o", (unsigned)masks[i]);
+        umask(masks[i]);
+        uint64_t size = 0;
+        struct stat st;
+        CHECK_OK(fz_compress_file(&p, in, out, NULL, NULL, &size));
+        CHECK(stat(out, &st) == 0 && (st.st_mode & 0777) == (0666 & ~masks[i]));
+        CHECK_OK(fz_decompress_file(out, back, NULL, NULL, NULL, &size));
+        CHECK(stat(back, &st) == 0 &&
+              (st.st_mode & 0777) == (0666 & ~masks[i]));
+        unlink(out);
+        unlink(back);
+    }
+    umask(saved);
+    unlink(in);
+    check_no_leftovers(0);
+    cases_run++;
+}
+
 static void group_arguments(void) {
     tu_context("arguments");
     char in[128], out[128];
@@ -584,13 +615,10 @@ typedef struct named_group {
 } named_group;
 
 static const named_group groups[] = {
-    {"roundtrip", group_roundtrip},
-    {"shapes", group_shapes},
-    {"offsets", group_offsets},
-    {"corrupt", group_corrupt},
-    {"io_errors", group_io_errors},
-    {"arguments", group_arguments},
-    {"lorenzo_shapes", group_lorenzo_shapes},
+    {"roundtrip", group_roundtrip}, {"shapes", group_shapes},
+    {"offsets", group_offsets},     {"corrupt", group_corrupt},
+    {"io_errors", group_io_errors}, {"output_mode", group_output_mode},
+    {"arguments", group_arguments}, {"lorenzo_shapes", group_lorenzo_shapes},
     {"plans", group_plans},
 };
 

@@ -5,6 +5,9 @@
  * hash is summed as the entries pass (the hash is position-keyed). The
  * header is written last. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +111,7 @@ static fz_status compress_batch(const fz_batch_plan *plan, uint64_t b,
     fz_status s = fz_plan_batch_params(plan, b, &bp);
     if (s != FZ_OK)
         return s;
-    if (bp.exec == FZ_EXEC_GPU && bp.batch_kib == 0)
+    if (bp.exec == FZ_EXEC_GPU) /* batch_kib is the file batch's size */
         bp.batch_kib = inner_batch_kib(
             file_batch_bytes(plan->params.batch_kib, FZ_EXEC_GPU),
             bp.gpu_streams);
@@ -388,9 +391,10 @@ static fz_status decompress_batches(const fz_batch_plan *plan,
     fz_decode_options bo = {0, FZ_EXEC_CPU, 0, 0, 0, {0, 0, 0}};
     if (opts)
         bo = *opts;
-    if (bo.exec == FZ_EXEC_GPU && bo.batch_kib == 0)
-        bo.batch_kib =
-            inner_batch_kib(file_batch_bytes(0, FZ_EXEC_GPU), bo.gpu_streams);
+    if (bo.exec == FZ_EXEC_GPU) /* batch_kib is the file batch's size */
+        bo.batch_kib = inner_batch_kib(
+            file_batch_bytes(opts ? opts->batch_kib : 0, FZ_EXEC_GPU),
+            bo.gpu_streams);
     for (uint64_t b = 0; b < plan->batch_count; b++) {
         fz_status s = decompress_batch(plan, b, &bo, st);
         if (s != FZ_OK)
@@ -495,30 +499,36 @@ fz_status fz_decompress_range_file(const char *src_path, uint64_t first,
 
 /* ------------------------------------------------------------ path forms */
 
-/* A temporary file next to path, mode 0666 & ~umask like a new file. */
+/* A temporary file next to path, mode 0666 & ~umask like any new file.
+ * Not mkstemp: its files are 0600, and reading the umask to widen them
+ * (umask() sets it) races with other threads creating files. open() with
+ * O_EXCL applies the umask itself; the name is made unique by the process
+ * id and a counter (and a retry, should a stale file hold one). */
 static FILE *open_temp(const char *path, char **tmp_path) {
-    static const char suffix[] = ".tmp.XXXXXX";
-    char *name = (char *)malloc(strlen(path) + sizeof suffix);
+    static atomic_ulong counter;
+    const size_t cap = strlen(path) + 64;
+    char *name = (char *)malloc(cap);
     if (!name)
         return NULL;
-    strcpy(name, path);
-    strcat(name, suffix);
-    const int fd = mkstemp(name);
-    if (fd < 0) {
-        free(name);
-        return NULL;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        snprintf(name, cap, "%s.tmp.%ld.%lu", path, (long)getpid(),
+                 atomic_fetch_add(&counter, 1));
+        const int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0666);
+        if (fd < 0 && errno == EEXIST)
+            continue;
+        FILE *f = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+        if (f) {
+            *tmp_path = name;
+            return f;
+        }
+        if (fd >= 0) {
+            close(fd);
+            unlink(name);
+        }
+        break;
     }
-    const mode_t mask = umask(0);
-    umask(mask);
-    FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w+b") : NULL;
-    if (!f) {
-        close(fd);
-        unlink(name);
-        free(name);
-        return NULL;
-    }
-    *tmp_path = name;
-    return f;
+    free(name);
+    return NULL;
 }
 
 /* Flush, sync and close the temporary file; rename it over path on
