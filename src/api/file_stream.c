@@ -531,6 +531,28 @@ static FILE *open_temp(const char *path, char **tmp_path) {
     return NULL;
 }
 
+/* After the rename, the directory entry is made durable too: fsync of the
+ * parent directory. Best effort: some file systems cannot sync a
+ * directory, and the file itself is complete and in place by then. */
+static void sync_parent(const char *path) {
+    const char *slash = strrchr(path, '/');
+    const size_t len = slash ? (size_t)(slash - path) : 0;
+    char *dir = (char *)malloc(len + 2);
+    if (!dir)
+        return;
+    if (slash)
+        memcpy(dir, path, len ? len : 1); /* "/name": the root */
+    else
+        dir[0] = '.';
+    dir[slash && len ? len : 1] = '\0';
+    const int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
 /* Flush, sync and close the temporary file; rename it over path on
  * success, remove it otherwise. */
 static fz_status finish_temp(FILE *f, char *tmp_path, const char *path,
@@ -541,6 +563,8 @@ static fz_status finish_temp(FILE *f, char *tmp_path, const char *path,
         s = FZ_ERR_IO;
     if (s == FZ_OK && rename(tmp_path, path) != 0)
         s = FZ_ERR_IO;
+    if (s == FZ_OK)
+        sync_parent(path);
     if (s != FZ_OK)
         unlink(tmp_path);
     free(tmp_path);
