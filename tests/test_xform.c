@@ -534,6 +534,75 @@ static void test_quant64_reference(void) {
     cases_run++;
 }
 
+/* The decoders' canonical-code check inside the dequantizer flags exactly
+ * the codes sleek_code_valid rejects, and dequantizes like the plain one:
+ * codes around every magnitude boundary (0, lmax, the last subnormal, the
+ * first magnitude past it, the largest code) and random ones, both signs,
+ * at every f32 k and a spread of f64 k. */
+static uint64_t checked_mismatches32(uint32_t code, sleek_q32 q) {
+    uint32_t invalid = 0;
+    const uint32_t v = sleek_dequant32_checked(code, q, &invalid);
+    return (invalid != (uint32_t)!sleek_code_valid32(code, q)) +
+           (!invalid && v != sleek_dequant32(code, q));
+}
+static uint64_t checked_mismatches64(uint64_t code, sleek_q64 q) {
+    uint32_t invalid = 0;
+    const uint64_t v = sleek_dequant64_checked(code, q, &invalid);
+    return (invalid != (uint32_t)!sleek_code_valid64(code, q)) +
+           (!invalid && v != sleek_dequant64(code, q));
+}
+
+static void test_dequant_checked(void) {
+    tu_rng r = tu_rng_make(31);
+    uint64_t bad = 0, invalid_seen = 0;
+    for (int32_t k = SLEEK_Q32_KMIN; k <= SLEEK_Q32_KMAX; k++) {
+        const sleek_q32 q = sleek_q32_make(k);
+        const uint32_t B = 1u << 23;
+        const uint32_t mags[] = {0,           1,
+                                 B,           B + 1,
+                                 q.lmax - 1,  q.lmax,
+                                 q.lmax + 1,  q.lmax + B - 1,
+                                 q.lmax + B,  q.lmax + B + 1,
+                                 0x7FFFFFFFu, 0x80000000u};
+        for (size_t i = 0; i < sizeof mags / sizeof mags[0]; i++)
+            for (uint32_t neg = 0; neg < 2; neg++) {
+                /* code = 2 mag (positive) or 2 mag - 1 (negative) */
+                const uint32_t code = 2 * mags[i] - (neg && mags[i]);
+                bad += checked_mismatches32(code, q);
+                invalid_seen += !sleek_code_valid32(code, q);
+            }
+        for (int j = 0; j < 256; j++)
+            bad += checked_mismatches32(tu_next32(&r), q);
+    }
+    const int32_t ks[] = {SLEEK_Q64_KMIN, -1022, -60, -1, 0, 52,
+                          SLEEK_Q64_KMAX};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        const sleek_q64 q = sleek_q64_make(ks[i]);
+        const uint64_t B = (uint64_t)1 << 52;
+        const uint64_t mags[] = {0,
+                                 1,
+                                 B,
+                                 q.lmax,
+                                 q.lmax + 1,
+                                 q.lmax + B - 1,
+                                 q.lmax + B,
+                                 0x7FFFFFFFFFFFFFFFull,
+                                 0x8000000000000000ull};
+        for (size_t m = 0; m < sizeof mags / sizeof mags[0]; m++)
+            for (uint64_t neg = 0; neg < 2; neg++) {
+                const uint64_t code = 2 * mags[m] - (neg && mags[m]);
+                bad += checked_mismatches64(code, q);
+                invalid_seen += !sleek_code_valid64(code, q);
+            }
+        for (int j = 0; j < 256; j++)
+            bad += checked_mismatches64(tu_next(&r), q);
+    }
+    tu_context("dequantizer with the canonical-code check");
+    CHECK_EQ_U64(bad, 0);
+    CHECK(invalid_seen > 0); /* the invalid codes were reached */
+    cases_run++;
+}
+
 int main(void) {
     test_specific_values();
     test_leading_zeros_near_one();
@@ -542,6 +611,7 @@ int main(void) {
     test_xform32_all_patterns();
     test_quant32_reference();
     test_quant64_reference();
+    test_dequant_checked();
     test_hash_single_bit_flips();
     test_hash_double_bit_flips();
     test_hash_word_swaps();

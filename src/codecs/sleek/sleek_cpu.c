@@ -107,11 +107,9 @@ static void unpack64(const uint64_t *in, uint32_t nvals, uint32_t n,
     }
 }
 
-/* Per-value mappings. The lossless ones ignore q. */
+/* Per-value mapping. The lossless one ignores q. */
 #define MAP_FWD(W, lossless, q, x)                                             \
     ((lossless) ? sleek_fwd##W(x) : sleek_quant##W((x), (q)))
-#define MAP_INV(W, lossless, q, x)                                             \
-    ((lossless) ? sleek_inv##W(x) : sleek_dequant##W((x), (q)))
 
 /* Encode/decode one chunk for one word type. Buffers are memcpy'd through
  * word arrays so unaligned user pointers are fine. */
@@ -207,11 +205,13 @@ static void unpack64(const uint64_t *in, uint32_t nvals, uint32_t n,
             for (uint32_t i = have; i < V; i++)                                \
                 if (vals[i] != 0) /* padding must be +0.0 */                   \
                     return FZS_CORRUPT_CHUNK;                                  \
-            for (uint32_t i = 0; i < have; i++) {                              \
-                if (!lossless && !sleek_code_valid##W(vals[i], q))             \
-                    return FZS_CORRUPT_CHUNK;                                  \
-                vals[i] = MAP_INV(W, lossless, q, vals[i]);                    \
-            }                                                                  \
+            uint32_t invalid = 0; /* a code the quantizer cannot produce */    \
+            for (uint32_t i = 0; i < have; i++)                                \
+                vals[i] = lossless ? sleek_inv##W(vals[i])                     \
+                                   : sleek_dequant##W##_checked(vals[i], q,    \
+                                                                &invalid);     \
+            if (invalid)                                                       \
+                return FZS_CORRUPT_CHUNK;                                      \
             memcpy((uint8_t *)dst + first * (W / 8), vals,                     \
                    (size_t)have * (W / 8));                                    \
         }                                                                      \

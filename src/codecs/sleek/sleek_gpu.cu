@@ -51,8 +51,10 @@ template <> struct Map<uint32_t> {
     __device__ uint32_t inv(uint32_t x) const {
         return lossless ? sleek_inv32(x) : sleek_dequant32(x, q);
     }
-    __device__ bool valid(uint32_t x) const {
-        return lossless || sleek_code_valid32(x, q);
+    /* inv, and *invalid |= 1 for a code the quantizer cannot produce */
+    __device__ uint32_t inv_checked(uint32_t x, uint32_t *invalid) const {
+        return lossless ? sleek_inv32(x)
+                        : sleek_dequant32_checked(x, q, invalid);
     }
 };
 template <> struct Map<uint64_t> {
@@ -65,8 +67,9 @@ template <> struct Map<uint64_t> {
     __device__ uint64_t inv(uint64_t x) const {
         return lossless ? sleek_inv64(x) : sleek_dequant64(x, q);
     }
-    __device__ bool valid(uint64_t x) const {
-        return lossless || sleek_code_valid64(x, q);
+    __device__ uint64_t inv_checked(uint64_t x, uint32_t *invalid) const {
+        return lossless ? sleek_inv64(x)
+                        : sleek_dequant64_checked(x, q, invalid);
     }
 };
 
@@ -908,7 +911,8 @@ __global__ void __launch_bounds__(kThreads, 4)
         }
         T v[kSubsPerWarp][L::VPL];
         bool bad = false;
-        if (size == raw) { /* stored verbatim */
+        uint32_t invalid = 0; /* a code the quantizer cannot produce */
+        if (size == raw) {    /* stored verbatim */
 #pragma unroll
             for (int j = 0; j < kSubsPerWarp; j++) {
                 const int sub = warp * kSubsPerWarp + j;
@@ -956,8 +960,8 @@ __global__ void __launch_bounds__(kThreads, 4)
 #pragma unroll
                 for (int e = 0; e < L::VPL; e++) {
                     any |= v[j][e];
-                    bad |= LOSSY && !map.valid(v[j][e]);
-                    v[j][e] = map.inv(v[j][e]);
+                    v[j][e] = LOSSY ? map.inv_checked(v[j][e], &invalid)
+                                    : map.inv(v[j][e]);
                 }
                 /* canonical streams: the width is exactly the bits needed */
                 const T all = Word<T>::warp_or(any);
@@ -974,7 +978,7 @@ __global__ void __launch_bounds__(kThreads, 4)
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++)
             store_lane<T>(out, nvals, warp * kSubsPerWarp + j, v[j]);
-        if (bad)
+        if (bad || invalid)
             fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
         if (verify) {
             uint32_t total = block_sum_to_thread0(hsum, bs.hash);

@@ -226,12 +226,19 @@ static FZ_HD int sleek_code_valid64(uint64_t enc, sleek_q64 q) {
     return (enc >> 1) + (enc & 1u) <= q.lmax + (((uint64_t)1 << 52) - 1);
 }
 
-static FZ_HD uint32_t sleek_dequant32(uint32_t enc, sleek_q32 q) {
+/* sleek_dequant32 that also ORs 1 into *invalid when the code is not one
+ * the quantizer produces (!sleek_code_valid32): only a magnitude past the
+ * subnormals' can be, and only the subnormal case reaches it (every other
+ * case has mag <= lmax), so decoders check canonical codes at no cost on
+ * the common path. */
+static FZ_HD uint32_t sleek_dequant32_checked(uint32_t enc, sleek_q32 q,
+                                              uint32_t *invalid) {
     const uint32_t B = 1u << 23;
     const uint32_t sign = enc & 1u, mag = (enc >> 1) + sign;
     uint32_t abs;
     if (mag > q.lmax) {
         abs = mag - q.lmax; /* subnormal */
+        *invalid |= abs >= B;
     } else if (mag > B) {
         abs = mag - B + q.threshold;
     } else if (mag == 0) {
@@ -246,12 +253,15 @@ static FZ_HD uint32_t sleek_dequant32(uint32_t enc, sleek_q32 q) {
     return abs | sign << 31;
 }
 
-static FZ_HD uint64_t sleek_dequant64(uint64_t enc, sleek_q64 q) {
+/* sleek_dequant32_checked for binary64. */
+static FZ_HD uint64_t sleek_dequant64_checked(uint64_t enc, sleek_q64 q,
+                                              uint32_t *invalid) {
     const uint64_t B = (uint64_t)1 << 52;
     const uint64_t sign = enc & 1u, mag = (enc >> 1) + sign;
     uint64_t abs;
     if (mag > q.lmax) {
-        abs = mag - q.lmax;
+        abs = mag - q.lmax; /* subnormal */
+        *invalid |= abs >= B;
     } else if (mag > B) {
         abs = mag - B + q.threshold;
     } else if (mag == 0) {
@@ -264,6 +274,16 @@ static FZ_HD uint64_t sleek_dequant64(uint64_t enc, sleek_q64 q) {
                   : mag << (q.k1 + 1074);
     }
     return abs | sign << 63;
+}
+
+/* Dequantization of a code the caller knows to be valid. */
+static FZ_HD uint32_t sleek_dequant32(uint32_t enc, sleek_q32 q) {
+    uint32_t invalid = 0;
+    return sleek_dequant32_checked(enc, q, &invalid);
+}
+static FZ_HD uint64_t sleek_dequant64(uint64_t enc, sleek_q64 q) {
+    uint32_t invalid = 0;
+    return sleek_dequant64_checked(enc, q, &invalid);
 }
 
 /* floor(log2(bound)) for a finite bound > 0, from its binary64 bits. */
