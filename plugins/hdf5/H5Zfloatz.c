@@ -9,6 +9,7 @@
  * status text where there is one) and a failed call, never a silent raw
  * chunk nor a buffer of the wrong size handed back to HDF5.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,79 @@ static int fz_h5z_chunk_shape(hid_t dcpl, unsigned int *cd) {
     return 1;
 }
 
+/* Checks of a new dataset's cd_values only (not of stored ones, so that
+ * files written before them still read): user mistakes that HDF5 would
+ * otherwise store and floatz obey without a word. `n` is the count given. */
+static int fz_h5z_check_given(const unsigned int *cd, size_t n) {
+    /* The bound is one binary64 in two values: 4 values hold only its low
+     * word (the bound is then a subnormal, stored almost lossless), and a
+     * lossy mode without them runs at bound 0 (stored lossless), while
+     * the user asked for lossy compression. */
+    if (n == FZ_H5Z_CD_BOUND_HI) {
+        FZ_H5Z_ERROR(H5E_BADVALUE,
+                     "4 cd_values: the bound takes two, cd[3] (low 32 bits "
+                     "of the double) and cd[4] (high 32 bits)");
+        return 0;
+    }
+    if (n == FZ_H5Z_CD_BOUND_LO && cd[FZ_H5Z_CD_MODE] != FZ_MODE_LOSSLESS) {
+        FZ_H5Z_ERROR(H5E_BADVALUE,
+                     "mode %u without a bound: pass at least 5 cd_values, "
+                     "the bound's low and high 32 bits in cd[3] and cd[4]",
+                     cd[FZ_H5Z_CD_MODE]);
+        return 0;
+    }
+    /* Swapped words make a subnormal bound from any usual one (its low
+     * word, usually 0, becomes the exponent): refuse what no user means. */
+    const double bound = fz_h5z_cd_bound(cd);
+    if (n <= FZ_H5Z_CD_USER && bound != 0 && bound < DBL_MIN) {
+        FZ_H5Z_ERROR(H5E_BADVALUE,
+                     "bound %g is subnormal: cd[3] must hold the LOW 32 bits "
+                     "of the double and cd[4] the HIGH 32 bits (swapped?)",
+                     bound);
+        return 0;
+    }
+    return 1;
+}
+
+/* floatz must be the pipeline's first filter, and only once: it compresses
+ * the dataset's floating-point values, and a filter before it hands it
+ * other bytes. A lossy bound then holds for those bytes, not the values
+ * (shuffle, as h5py's shuffle=True or h5repack -f SHUF -f UD=... put it,
+ * returned errors of 300 for a bound of 0.5, silently), and filters that
+ * change the size (deflate, fletcher32, scaleoffset) made every write fail
+ * long after H5Dcreate had succeeded. A later filter sees only the floatz
+ * stream and is fine. Checked at creation only: stored pipelines read. */
+static int fz_h5z_check_pipeline(hid_t dcpl) {
+    const int nf = H5Pget_nfilters(dcpl);
+    if (nf < 1) {
+        FZ_H5Z_ERROR(H5E_CANTGET, "cannot read the filter pipeline");
+        return 0;
+    }
+    for (int i = 0; i < nf; i++) {
+        char name[64] = "";
+        const H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, NULL, NULL,
+                                               NULL, sizeof name, name, NULL);
+        if (id < 0) {
+            FZ_H5Z_ERROR(H5E_CANTGET, "cannot read the filter pipeline");
+            return 0;
+        }
+        if (i == 0 && id != FZ_H5Z_FILTER_ID) {
+            FZ_H5Z_ERROR(H5E_CANAPPLY,
+                         "floatz must be the first filter of the pipeline, "
+                         "but filter %d (%s) comes before it: set it after "
+                         "floatz, or not at all",
+                         (int)id, name[0] ? name : "unnamed");
+            return 0;
+        }
+        if (i > 0 && id == FZ_H5Z_FILTER_ID) {
+            FZ_H5Z_ERROR(H5E_CANAPPLY,
+                         "floatz is in the filter pipeline more than once");
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* ------------------------------------------------------------ callbacks */
 
 /* Refuse, with the reason on the error stack, whatever floatz cannot store
@@ -183,10 +257,11 @@ static htri_t fz_h5z_can_apply(hid_t dcpl, hid_t type, hid_t space) {
     return 1;
 }
 
-/* Complete the user's cd_values (defaults for missing entries, dtype and
- * chunk shape appended), validate them all, and store the full set. Also
- * runs when a dataset is copied (h5repack) with its 14 values: the user
- * part is kept and the dataset part recomputed for the new chunk shape. */
+/* Check the pipeline, complete the user's cd_values (defaults for missing
+ * entries, dtype and chunk shape appended), validate them all, and store
+ * the full set. Also runs when a dataset is copied (h5repack) with its 14
+ * values: the user part is kept and the dataset part recomputed for the
+ * new chunk shape. */
 static herr_t fz_h5z_set_local(hid_t dcpl, hid_t type, hid_t space) {
     (void)space;
     unsigned int flags = 0, user[FZ_H5Z_CD_TOTAL], cd[FZ_H5Z_CD_TOTAL];
@@ -203,6 +278,9 @@ static herr_t fz_h5z_set_local(hid_t dcpl, hid_t type, hid_t space) {
     }
     fz_h5z_cd_values(cd, FZ_CODEC_SLEEK, FZ_MODE_LOSSLESS, 0.0, 0, 0);
     memcpy(cd, user, (n < FZ_H5Z_CD_USER ? n : FZ_H5Z_CD_USER) * sizeof *cd);
+    if (!fz_h5z_check_pipeline(dcpl) || !fz_h5z_check_user(cd) ||
+        !fz_h5z_check_given(cd, n))
+        return -1;
     fz_dtype dtype;
     const char *why = fz_h5z_check_type(type, &dtype);
     if (why) {

@@ -33,8 +33,9 @@ extern "C" {
 #define FZ_H5Z_CD_LAYOUT_VERSION 1
 
 /* cd_values given by the user, indices: every entry is optional from the
- * end (pass fewer values; a missing entry takes its default). Each value
- * is 32 bits (unsigned int).
+ * end (pass fewer values; a missing entry takes its default), but the
+ * bound's two words go together: 4 values are refused, and ABS / REL need
+ * at least 5. Each value is 32 bits (unsigned int).
  *   VERSION   layout version, FZ_H5Z_CD_LAYOUT_VERSION (default 1)
  *   CODEC     fz_codec (default FZ_CODEC_SLEEK)
  *   MODE      fz_mode (default FZ_MODE_LOSSLESS)

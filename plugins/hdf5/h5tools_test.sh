@@ -9,8 +9,10 @@
 #     one): within the bound (h5diff -d), not identical, smaller;
 #  4. back without a filter (-f NONE): the same bytes, no filter 310 left;
 #  5. without the plugin, reading a filtered dataset fails (non-zero exit,
-#     no values printed); refused parameters reach the user as the
-#     plugin's message.
+#     no values printed); refused parameters (an unknown codec, half a
+#     bound) reach the user as the plugin's message;
+#  6. a filter before floatz (-f SHUF -f UD=...) is refused, never stored
+#     with a broken bound; filters after it (shuffle, fletcher32) work.
 # Usage: h5tools_test.sh TEST_PROGRAM PLUGIN_DIR H5REPACK H5DUMP H5DIFF
 set -euo pipefail
 
@@ -120,4 +122,29 @@ grep -q "floatz: unknown codec id 99" "$tmp/refused.txt" ||
 if [ "$rc" -eq 0 ] && "$h5dump" -p -H "$tmp/refused.h5" | grep -q "FILTER_ID 310"; then
     fail "refused parameters produced filtered datasets"
 fi
+# Half a bound (4 values: only its low word) was taken as a subnormal bound.
+"$h5repack" --enable-error-stack -f UD=310,0,4,1,1,1,1071644672 \
+    "$tmp/in.h5" "$tmp/half.h5" >"$tmp/half.txt" 2>&1 || true
+grep -q "floatz: 4 cd_values: the bound takes two" "$tmp/half.txt" ||
+    fail "4 cd_values were not refused"
+
+echo "== 6. filter order"
+# Shuffle before a lossy floatz compressed shuffled bytes as floats: the
+# bound held for those, not for the values (h5diff -d 0.5 found errors of
+# ~300). floatz must come first: h5repack falls back to no filter, with
+# the plugin's reason on the error stack.
+"$h5repack" --enable-error-stack -f SHUF -f UD=310,0,5,1,1,1,0,1071644672 \
+    "$tmp/in.h5" "$tmp/shuf.h5" >"$tmp/shuf.txt" 2>&1 || true
+grep -q "floatz: floatz must be the first filter" "$tmp/shuf.txt" ||
+    fail "shuffle before floatz was not refused"
+if [ -f "$tmp/shuf.h5" ]; then
+    "$h5diff" -d 0.5 "$tmp/in.h5" "$tmp/shuf.h5" >/dev/null ||
+        fail "shuffle then floatz ABS 0.5: values beyond the bound"
+fi
+# Filters after floatz see its streams only: fine.
+"$h5repack" -f UD=310,0,2,1,3 -f SHUF -f FLET "$tmp/in.h5" "$tmp/after.h5"
+"$h5dump" -p -H -d /f64_3d "$tmp/after.h5" |
+    tr -d '\n' | grep -q "FILTER_ID 310.*SHUFFLE.*FLETCHER32" ||
+    fail "floatz, shuffle, fletcher32 not stored in that order"
+check_same "$tmp/in.h5" "$tmp/after.h5"
 echo "ok"

@@ -12,7 +12,11 @@
  *  - options: codec options and flags reach the stored streams;
  *  - raw_chunk: every stored chunk is a floatz stream of the chunk's shape
  *    that decodes to that chunk's values;
- *  - refuse: non-float, big-endian, non-IEEE, unchunked, bad cd_values;
+ *  - refuse: non-float, big-endian, non-IEEE, unchunked, bad cd_values
+ *    (half a bound, a lossy mode without one, swapped bound words);
+ *  - pipeline: floatz must be the first filter (shuffle, deflate,
+ *    fletcher32, scaleoffset before it, or floatz twice, are refused);
+ *    filters after it work;
  *  - corrupt: damaged chunks make H5Dread fail with the floatz status;
  *  - exec: FLOATZ_HDF5_EXEC (gpu without a GPU fails loudly).
  * Run with a group name (ctest does). Two more modes serve h5tools_test.sh:
@@ -400,6 +404,43 @@ static void group_lossless_nd(void) {
           info.params.dims[2] == 4 && info.params.dims[3] == 2 * 3);
 }
 
+/* A chunk written in pieces with no chunk cache: HDF5 decodes and
+ * re-encodes it at every piece, and ABS values must stay within the bound
+ * through the repeated re-encoding (README.md, Lossy modes). */
+static void abs_rewrites(fz_codec codec, fz_dtype t, double bound) {
+    enum { N = 4096, PIECE = 64 };
+    tu_context("ABS %s %s bound %g, chunk rewritten %d times",
+               fz_codec_name(codec), tu_dtype_name(t), bound, 2 * N / PIECE);
+    const shape s = {1, {N}, {N}};
+    void *data = make_data(t, N, 500 + (unsigned)codec, 0);
+    const size_t es = tu_dtype_size(t);
+    unsigned cd[FZ_H5Z_CD_USER];
+    const size_t ncd = fz_h5z_cd_values(cd, codec, FZ_MODE_ABS, bound, 0, 0);
+    hid_t f = file_create("rewrite.h5");
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    CHECK(dapl >= 0 && H5Pset_chunk_cache(dapl, 1, 0, 1.0) >= 0);
+    hid_t d = create_dset(f, "d", file_type(t), &s, cd, ncd, dapl);
+    CHECK(d >= 0);
+    /* Each piece twice: written in order, then again in reverse. */
+    for (int pass = 0; pass < 2; pass++)
+        for (hsize_t p = 0; p < N / PIECE; p++) {
+            const hsize_t first = (pass ? N / PIECE - 1 - p : p) * PIECE;
+            const hsize_t count[1] = {PIECE}, start[1] = {first};
+            hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, count, NULL);
+            CHECK(fs >= 0 && ms >= 0);
+            CHECK(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count,
+                                      NULL) >= 0);
+            CHECK(H5Dwrite(d, mem_type(t), ms, fs, H5P_DEFAULT,
+                           (const char *)data + first * es) >= 0);
+            CHECK(H5Sclose(fs) >= 0 && H5Sclose(ms) >= 0);
+        }
+    void *back = read_all(d, t, N);
+    check_within(t, data, back, N, bound);
+    free(back);
+    free(data);
+    CHECK(H5Dclose(d) >= 0 && H5Pclose(dapl) >= 0 && H5Fclose(f) >= 0);
+}
+
 typedef struct lossy_case {
     fz_codec codec;
     fz_dtype dtype;
@@ -437,6 +478,10 @@ static void group_lossy_abs(void) {
         CHECK(info.params.mode == FZ_MODE_ABS);
         CHECK(info.params.bound == c->bound); /* all 64 bits arrived */
     }
+    abs_rewrites(FZ_CODEC_SLEEK, FZ_F32, 0.01);
+    abs_rewrites(FZ_CODEC_SLEEK, FZ_F64, 0.3);
+    abs_rewrites(FZ_CODEC_LORENZO, FZ_F32, 0.3);
+    abs_rewrites(FZ_CODEC_LORENZO, FZ_F64, 1e-3);
 }
 
 /* REL: each chunk's bound is relative to that chunk's range. Chunks of
@@ -820,6 +865,14 @@ static void group_refuse(void) {
         {"layout version 0", 1, 0, 0, 0, 0, 0, 1, "layout version 0"},
         {"too many values", 1, 0, 0, 0, 0, 1, 9, "cd_values given"},
         {"11 values", 1, 0, 0, 0, 0, 1, 11, "cd_values given"},
+        /* The bound is two values: 4 give half of it (a subnormal), and a
+         * lossy mode without it ran at bound 0 (lossless) unannounced. */
+        {"4 values: half a bound", 1, 1, 0.5, 0, 0, 1, 4,
+         "the bound takes two"},
+        {"4 values, lossless", 3, 0, 0, 0, 0, 1, 4, "the bound takes two"},
+        {"ABS without a bound", 1, 1, 0.5, 0, 0, 1, 3, "without a bound"},
+        {"REL without a bound", 4, 2, 0.5, 0, 0, 1, 3, "without a bound"},
+        {"subnormal bound", 1, 1, 1e-310, 0, 0, 1, 5, "is subnormal"},
         {"gfc lossy", 2, 1, 0.1, 0, 0, 1, 8, unsupported},
         {"lorenzo lossless", 4, 0, 0, 0, 0, 1, 8, unsupported},
         {"falcon chunk 2000", 3, 0, 0, 0, 2000, 1, 8, invalid},
@@ -833,9 +886,165 @@ static void group_refuse(void) {
         v[FZ_H5Z_CD_VERSION] = bad[k].version;
         expect_create_fails(f, H5T_IEEE_F32LE, &s, v, bad[k].n, bad[k].needle);
     }
+    tu_context("refuse cd_values: the bound's words swapped");
+    unsigned sw[FZ_H5Z_CD_USER];
+    fz_h5z_cd_values(sw, FZ_CODEC_SLEEK, FZ_MODE_ABS, 0.5, 0, 0);
+    const unsigned lo = sw[FZ_H5Z_CD_BOUND_LO];
+    sw[FZ_H5Z_CD_BOUND_LO] = sw[FZ_H5Z_CD_BOUND_HI];
+    sw[FZ_H5Z_CD_BOUND_HI] = lo;
+    expect_create_fails(f, H5T_IEEE_F32LE, &s, sw, 5, "swapped?");
     tu_context("refuse: nothing was created");
     CHECK(H5Lexists(f, "refused", H5P_DEFAULT) == 0);
     CHECK(H5Fclose(f) >= 0);
+}
+
+/* Filters in a pipeline, in the order given. */
+typedef enum pipe_filter {
+    PF_FLOATZ,
+    PF_SHUFFLE,
+    PF_DEFLATE,
+    PF_FLETCHER32,
+    PF_SCALEOFFSET
+} pipe_filter;
+
+/* H5Dcreate2 of a float32 dataset `name` whose pipeline is pipe[0..n)
+ * (floatz with fz_flags and cd). When it fails, *found tells whether the
+ * plugin's message holding `needle` was on the stack. */
+static hid_t create_piped(hid_t file, const char *name, const shape *s,
+                          const pipe_filter *pipe, int n, unsigned fz_flags,
+                          const unsigned *cd, size_t ncd, const char *needle,
+                          int *found) {
+    hid_t space = H5Screate_simple(s->rank, s->dims, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    CHECK(space >= 0 && dcpl >= 0 &&
+          H5Pset_chunk(dcpl, s->rank, s->chunk) >= 0);
+    for (int k = 0; k < n; k++) {
+        herr_t r = -1;
+        switch (pipe[k]) {
+        case PF_FLOATZ:
+            r = H5Pset_filter(dcpl, FZ_H5Z_FILTER_ID, fz_flags, ncd, cd);
+            break;
+        case PF_SHUFFLE: r = H5Pset_shuffle(dcpl); break;
+        case PF_DEFLATE: r = H5Pset_deflate(dcpl, 4); break;
+        case PF_FLETCHER32: r = H5Pset_fletcher32(dcpl); break;
+        case PF_SCALEOFFSET:
+            r = H5Pset_scaleoffset(dcpl, H5Z_SO_FLOAT_DSCALE, 2);
+            break;
+        }
+        CHECK(r >= 0);
+    }
+    hid_t d = H5Dcreate2(file, name, H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl,
+                         H5P_DEFAULT);
+    *found = d < 0 && needle && stack_has(needle);
+    CHECK(H5Pclose(dcpl) >= 0 && H5Sclose(space) >= 0);
+    return d;
+}
+
+/* floatz must come first in the pipeline: a filter before it hands it
+ * other bytes than the values. Shuffle before a lossy floatz was accepted
+ * and broke the bound silently (errors of ~300 for a bound of 0.5); size
+ * changing filters before it made every write fail after H5Dcreate2 had
+ * succeeded. Filters after floatz work. */
+static void group_pipeline(void) {
+    hid_t f = file_create("pipeline.h5");
+    const shape s = {1, {10000}, {1000}};
+    const size_t n = shape_count(&s);
+    const double bound = 0.5;
+    unsigned abs_cd[FZ_H5Z_CD_USER], ll_cd[FZ_H5Z_CD_USER];
+    const size_t nabs =
+        fz_h5z_cd_values(abs_cd, FZ_CODEC_SLEEK, FZ_MODE_ABS, bound, 0, 0);
+    const size_t nll =
+        fz_h5z_cd_values(ll_cd, FZ_CODEC_FALCON, FZ_MODE_LOSSLESS, 0, 0, 0);
+    typedef struct {
+        const char *what;
+        pipe_filter pipe[3];
+        int n;
+        unsigned flags;
+        int lossy;
+        const char *needle;
+    } piped;
+    const piped refused[] = {
+        {"shuffle, floatz ABS",
+         {PF_SHUFFLE, PF_FLOATZ},
+         2,
+         H5Z_FLAG_MANDATORY,
+         1,
+         "first filter of the pipeline, but filter 2 (shuffle)"},
+        {"shuffle, floatz ABS optional",
+         {PF_SHUFFLE, PF_FLOATZ},
+         2,
+         H5Z_FLAG_OPTIONAL,
+         1,
+         "(shuffle) comes before it"},
+        {"shuffle, floatz lossless",
+         {PF_SHUFFLE, PF_FLOATZ},
+         2,
+         H5Z_FLAG_MANDATORY,
+         0,
+         "(shuffle) comes before it"},
+        {"deflate, floatz",
+         {PF_DEFLATE, PF_FLOATZ},
+         2,
+         H5Z_FLAG_MANDATORY,
+         0,
+         "(deflate) comes before it"},
+        {"fletcher32, floatz",
+         {PF_FLETCHER32, PF_FLOATZ},
+         2,
+         H5Z_FLAG_MANDATORY,
+         0,
+         "(fletcher32) comes before it"},
+        {"scaleoffset, floatz",
+         {PF_SCALEOFFSET, PF_FLOATZ},
+         2,
+         H5Z_FLAG_MANDATORY,
+         1,
+         "(scaleoffset) comes before it"},
+        {"floatz twice",
+         {PF_FLOATZ, PF_FLOATZ},
+         2,
+         H5Z_FLAG_MANDATORY,
+         0,
+         "more than once"},
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        const piped *c = &refused[k];
+        tu_context("pipeline refused: %s", c->what);
+        int found = 0;
+        quiet_begin();
+        hid_t d = create_piped(f, "refused", &s, c->pipe, c->n, c->flags,
+                               c->lossy ? abs_cd : ll_cd, c->lossy ? nabs : nll,
+                               c->needle, &found);
+        quiet_end();
+        CHECK(d < 0);
+        CHECKF(found, "no plugin message containing \"%s\"", c->needle);
+    }
+    CHECK(H5Lexists(f, "refused", H5P_DEFAULT) == 0);
+
+    tu_context("pipeline: floatz ABS, shuffle, deflate, fletcher32");
+    float *data = make_data(FZ_F32, n, 21, 0);
+    const pipe_filter ok[4] = {PF_FLOATZ, PF_SHUFFLE, PF_DEFLATE,
+                               PF_FLETCHER32};
+    int found = 0;
+    hid_t d = create_piped(f, "d", &s, ok, 4, H5Z_FLAG_MANDATORY, abs_cd, nabs,
+                           NULL, &found);
+    CHECK(d >= 0);
+    CHECK(H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >=
+          0);
+    CHECK(H5Dclose(d) >= 0 && H5Fclose(f) >= 0);
+    f = file_open("pipeline.h5", H5F_ACC_RDONLY);
+    d = H5Dopen2(f, "d", H5P_DEFAULT);
+    CHECK(d >= 0);
+    hid_t dcpl = H5Dget_create_plist(d);
+    CHECK(dcpl >= 0 && H5Pget_nfilters(dcpl) == 4);
+    CHECK(H5Pget_filter2(dcpl, 0, NULL, NULL, NULL, 0, NULL, NULL) ==
+          FZ_H5Z_FILTER_ID);
+    CHECK(H5Pclose(dcpl) >= 0);
+    float *back = read_all(d, FZ_F32, n);
+    check_within(FZ_F32, data, back, n, bound);
+    free(back);
+    free(data);
+    CHECK(H5Dclose(d) >= 0 && H5Fclose(f) >= 0);
 }
 
 /* H5Dread of dataset "d" must fail with `needle` from the plugin on the
@@ -1198,6 +1407,7 @@ static const group groups[] = {
     {"options", group_options},
     {"raw_chunk", group_raw_chunk},
     {"refuse", group_refuse},
+    {"pipeline", group_pipeline},
     {"corrupt", group_corrupt},
     {"exec", group_exec},
     {"auto", group_auto},
