@@ -16,6 +16,7 @@ several Python threads can compress at once.
 """
 
 import ctypes
+import operator
 import os
 from dataclasses import dataclass
 
@@ -103,6 +104,8 @@ def gpu_count():
 
 
 def _codec_id(codec):
+    if "\0" in str(codec):  # c_char_p would pass only the part before the NUL
+        raise FloatzError(_lib.ERR_UNSUPPORTED, f"codec {codec!r}")
     out = ctypes.c_int()
     _check(_lib.lib.fz_codec_from_name(str(codec).encode(), ctypes.byref(out)), f"codec {codec!r}")
     return out.value
@@ -113,6 +116,26 @@ def _mode_id(mode):
         return _MODES[str(mode).lower()]
     except KeyError:
         raise ValueError(f"mode must be one of {sorted(_MODES)}, not {mode!r}") from None
+
+
+def _integer(value, what, lo, hi):
+    """value as an int in [lo, hi]: ctypes fields wrap silently
+    (threads=2**32 + 1 ran with 1 thread) and int() truncates 1.5."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, not {value!r}") from None
+    if not lo <= v <= hi:
+        raise ValueError(f"{what} must be in [{lo}, {hi}], not {v}")
+    return v
+
+
+_INT32_MAX = 2**31 - 1
+_UINT64_MAX = 2**64 - 1
+
+
+def _threads(threads):
+    return _integer(threads, "threads", 0, _INT32_MAX)
 
 
 def _dtype_id(dtype):
@@ -139,10 +162,10 @@ def _params(shape, dtype, codec, mode, bound, checksum, options, threads):
             f"floatz takes at most {_lib.MAX_DIMS} dimensions, got shape {tuple(shape)}: "
             "reshape (merge the slowest dimensions) first"
         )
-    dims = [int(d) for d in reversed(shape)] or [1]  # floatz: dims[0] fastest
+    dims = [_integer(d, "a dimension", 0, _UINT64_MAX) for d in reversed(shape)] or [1]  # dims[0] fastest
     p = _lib.Params()
     _check(_lib.lib.fz_params_init(ctypes.byref(p), _dtype_id(dtype), 0), "parameters")
-    if np.prod(dims, dtype=np.uint64) == 0:
+    if 0 in dims:  # (not np.prod in uint64: 2**32 x 2**32 wrapped to 0, "empty")
         dims = [0]  # no values: the layout of an empty array is immaterial
     cdims = (ctypes.c_uint64 * len(dims))(*dims)
     _check(_lib.lib.fz_params_set_shape(ctypes.byref(p), len(dims), cdims), f"shape {tuple(shape)}")
@@ -150,17 +173,20 @@ def _params(shape, dtype, codec, mode, bound, checksum, options, threads):
     p.mode = _mode_id(mode)
     p.bound = float(bound)
     p.flags = 0 if checksum else _lib.FLAG_NO_CHECKSUM
-    p.threads = int(threads)
+    p.threads = _threads(threads)
     options = tuple(options or ())
     if len(options) > 4:
         raise ValueError("at most 4 codec options")
     for i, v in enumerate(options):
-        p.codec_options[i] = int(v)
+        p.codec_options[i] = _integer(v, "a codec option", -_INT32_MAX - 1, _INT32_MAX)
     return p
 
 
 def _as_input(data):
     """The array as the library reads it: C-contiguous, native byte order."""
+    if isinstance(data, np.ma.MaskedArray):
+        # np.asarray would drop the mask and store the values under it
+        raise TypeError("floatz does not store masks: compress a.filled(fill) or a.data")
     a = np.asarray(data)
     _dtype_id(a.dtype)
     if not a.dtype.isnative:
@@ -171,6 +197,8 @@ def _as_input(data):
 def compress_bound(shape, dtype, codec="sleek", mode="lossless", bound=0.0, *, options=()):
     """Largest stream `compress` can write for such an array: size `out`
     buffers with it."""
+    if not np.iterable(shape):
+        shape = (shape,)  # as numpy takes it: np.empty(10)
     p = _params(tuple(shape), dtype, codec, mode, bound, True, options, 0)
     n = ctypes.c_size_t()
     _check(_lib.lib.fz_compress_bound(ctypes.byref(p), ctypes.byref(n)), "compress_bound")
@@ -209,19 +237,22 @@ def compress(
         bytes is always enough); the result is then a memoryview of it.
 
     Returns a bytearray with the stream (or a memoryview of `out`).
-    Raises TypeError for other dtypes, ValueError for bad arguments and
-    FloatzError when the library refuses or fails.
+    Raises TypeError for other dtypes and masked arrays, ValueError for bad
+    arguments (an `out` overlapping `data` included) and FloatzError when
+    the library refuses or fails.
     """
     a = _as_input(data)
     p = _params(a.shape, a.dtype, codec, mode, bound, checksum, options, threads)
     p.exec = _exec_for(backend, p)
     cap = ctypes.c_size_t()
-    _check(_lib.lib.fz_compress_bound(ctypes.byref(p), ctypes.byref(cap)), "compress_bound")
+    _check(_lib.lib.fz_compress_bound(ctypes.byref(p), ctypes.byref(cap)), "compress")
     if out is None:
         dst = bytearray(cap.value)  # never empty: the header at least
         view = np.frombuffer(dst, dtype=np.uint8)
     else:
         view = _writable_bytes(out)
+        if np.may_share_memory(a, view):  # both contiguous: an exact test
+            raise ValueError("out overlaps the array to compress")
     size = ctypes.c_size_t()
     status = _lib.lib.fz_compress(
         ctypes.byref(p),
@@ -233,25 +264,44 @@ def compress(
     )
     _check(status, "compress")
     if out is not None:
-        return memoryview(out).cast("B")[: size.value]
+        return memoryview(view)[: size.value]  # view: out's bytes
     del view  # release the export before resizing the bytearray
     del dst[size.value :]
     return dst
 
 
+def _memory(buf, what, writable):
+    """buf's memory as a flat uint8 array, without a copy: a C-contiguous
+    numpy array or bytes-like object of any item type but Python objects
+    (their bytes are pointers: as a stream they are junk, and a stream
+    written over them corrupts the interpreter)."""
+    if isinstance(buf, np.ndarray):  # also dtypes memoryview cannot export
+        if buf.dtype.hasobject:
+            raise TypeError(f"{what} must not be an array of Python objects")
+        if not buf.flags.c_contiguous:
+            raise ValueError(f"{what} must be C-contiguous")
+        if writable and not buf.flags.writeable:
+            raise ValueError(f"{what} must be writable")
+        return buf.reshape(-1).view(np.uint8)
+    try:
+        mv = memoryview(buf)
+    except TypeError:
+        raise TypeError(f"{what} must be a bytes-like object, not {type(buf).__name__}") from None
+    if "O" in mv.format:
+        raise TypeError(f"{what} must not hold Python objects")
+    if not mv.c_contiguous:
+        raise ValueError(f"{what} must be C-contiguous")
+    if writable and mv.readonly:
+        raise ValueError(f"{what} must be writable")
+    return np.frombuffer(mv, dtype=np.uint8)
+
+
 def _writable_bytes(buf):
-    view = np.frombuffer(buf, dtype=np.uint8)
-    if not view.flags.writeable:
-        raise ValueError("out must be a writable buffer")
-    return view
+    return _memory(buf, "out", True)
 
 
 def _readable_bytes(buf):
-    if isinstance(buf, np.ndarray):
-        if not buf.flags.c_contiguous:
-            raise ValueError("the stream buffer must be contiguous")
-        return buf.reshape(-1).view(np.uint8)
-    return np.frombuffer(buf, dtype=np.uint8)
+    return _memory(buf, "the stream", False)
 
 
 def _inspect_raw(src):
@@ -313,16 +363,20 @@ def decompress(stream, out=None, *, backend="auto", threads=0, verify=True):
     into `out` (a C-contiguous numpy array of that dtype and size).
 
     verify: check every chunk's data checksum (when the stream has them).
-    Raises FloatzError for a damaged or foreign stream (nothing is
-    returned then; `out` may have been partly written).
+    Bytes after the stream's end (`inspect(stream).compressed_bytes`) are
+    ignored. Raises ValueError for an `out` overlapping the stream,
+    FloatzError for a damaged or foreign stream (nothing is returned then;
+    `out` may have been partly written).
     """
     src = _readable_bytes(stream)
     info = _inspect_raw(src)
     dst = _output_for(info, out)
+    if np.may_share_memory(src, dst):  # the decoder would overwrite its input
+        raise ValueError("out overlaps the stream")
     opts = _lib.DecodeOptions()
     opts.flags = 0 if verify else _lib.DECODE_SKIP_CHECKSUM
     opts.exec = _exec_for(backend, info.params)
-    opts.threads = int(threads)
+    opts.threads = _threads(threads)
     size = ctypes.c_size_t()
     status = _lib.lib.fz_decompress(
         src.ctypes.data,
@@ -360,14 +414,14 @@ def decompress_range(stream, first, count, *, threads=0, verify=True):
         info = _inspect_raw(src)
     dtype = _dtype_of(info)
     total = info.original_bytes // dtype.itemsize
-    first, count = int(first), int(count)
+    first, count = operator.index(first), operator.index(count)  # no silent 1.5 -> 1
     if first < 0 or count < 0 or first > total or count > total - first:
         raise ValueError(f"range {first}:{count} is outside the stream's {total} values")
     dst = np.empty(count, dtype=dtype)
     opts = _lib.DecodeOptions()
     opts.flags = 0 if verify else _lib.DECODE_SKIP_CHECKSUM
     opts.exec = _lib.EXEC_CPU
-    opts.threads = int(threads)
+    opts.threads = _threads(threads)
     if path is not None:
         status = _lib.lib.fz_decompress_range_file(
             path, first, count, dst.ctypes.data, dst.nbytes, ctypes.byref(opts)

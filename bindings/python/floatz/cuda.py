@@ -22,6 +22,7 @@ result status (a corrupt stream is reported there) before returning.
 
 import ctypes
 import ctypes.util
+import operator
 import os
 
 import numpy as np
@@ -150,6 +151,17 @@ def _interface(obj, what):
     return cai["data"][0], shape, dtype, bool(cai["data"][1])
 
 
+def _nbytes(shape, dtype):
+    return int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+
+
+def _refuse_overlap(a, a_bytes, b, b_bytes, what):
+    """The device API reads one buffer while writing the other (no check
+    of its own): overlapping ones would corrupt the result."""
+    if a_bytes and b_bytes and a < b + b_bytes and b < a + a_bytes:
+        raise ValueError(what)
+
+
 def _c_strides(shape, itemsize):
     strides, step = [], itemsize
     for d in reversed(shape):
@@ -202,9 +214,10 @@ def compress(data, codec="sleek", mode="lossless", bound=0.0, *, checksum=True, 
         dst_ptr, dst_cap = out_buf.ptr, cap.value
     else:
         dst_ptr, dshape, ddtype, readonly = _interface(out, "out")
-        dst_cap = int(np.prod(dshape, dtype=np.int64)) * ddtype.itemsize
+        dst_cap = _nbytes(dshape, ddtype)
         if readonly:
             raise ValueError("out is read-only")
+        _refuse_overlap(src, _nbytes(shape, dtype), dst_ptr, dst_cap, "out overlaps the array to compress")
     work = _Work(p)
     status = _lib.lib.fz_device_compress(
         ctypes.byref(p), src, dst_ptr, dst_cap, work.mem.ptr, work.scratch_bytes,
@@ -246,7 +259,7 @@ def _decode_target(out, dtype, values, shape, holds):
 
 def _stream_bytes(stream_buf):
     src, shape, dtype, _ = _interface(stream_buf, "stream")
-    return src, int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    return src, _nbytes(shape, dtype)
 
 
 def inspect(stream_buf):
@@ -266,6 +279,7 @@ def decompress(stream_buf, out=None, *, verify=True, stream=0):
     vshape = floatz._numpy_shape(info.params)
     dst_ptr, result = _decode_target(
         out, vdtype, info.original_bytes // vdtype.itemsize, vshape, f"the stream holds {vdtype} of shape {vshape}")
+    _refuse_overlap(src, nbytes, dst_ptr, info.original_bytes, "out overlaps the stream")
     opts = _lib.DecodeOptions()
     opts.flags = 0 if verify else _lib.DECODE_SKIP_CHECKSUM
     work = _Work(info.params)
@@ -289,10 +303,11 @@ def decompress_range(stream_buf, first, count, out=None, *, verify=True, stream=
     info = floatz._inspect_raw(_header(src, nbytes))
     vdtype = _values_dtype(info)
     total = info.original_bytes // vdtype.itemsize
-    first, count = int(first), int(count)
+    first, count = operator.index(first), operator.index(count)  # as floatz.decompress_range
     if first < 0 or count < 0 or first > total or count > total - first:
         raise ValueError(f"range {first}:{count} is outside the stream's {total} values")
     dst_ptr, result = _decode_target(out, vdtype, count, (count,), f"the range is {count} values of {vdtype}")
+    _refuse_overlap(src, nbytes, dst_ptr, count * vdtype.itemsize, "out overlaps the stream")
     opts = _lib.DecodeOptions()
     opts.flags = 0 if verify else _lib.DECODE_SKIP_CHECKSUM
     work = _Work(info.params, (first, count))

@@ -1,4 +1,6 @@
-"""floatz as a numcodecs codec (zarr v2, and zarr v3 through numcodecs.zarr3).
+"""floatz as a numcodecs codec, the compressor of zarr format 2 arrays
+(zarr-python 2, or zarr-python 3 with zarr_format=2). Zarr format 3 arrays
+cannot use it: zarr-python wraps only its own list of numcodecs codecs.
 
     import zarr, floatz.numcodecs
     z = zarr.array(data, chunks=(64, 64, 64),
@@ -10,6 +12,13 @@ arrays reopen from their JSON config. Each chunk becomes one floatz stream,
 which records its dtype and shape: decode needs no config beyond the id.
 Note that mode "rel" is relative to each chunk's own value range; use "abs"
 for one bound over the whole array.
+
+As numcodecs' buffer codecs do, this one keeps a chunk's values in memory
+order, because zarr reads a decoded chunk back with reshape(-1, order="A") and
+then the array's order. So an F-ordered chunk is stored as its transpose
+(decode returns that transpose, C-ordered), and chunks must be in the
+machine's byte order (a stream stores values, not their byte order: zarr
+would view decoded little-endian bytes as the array's big-endian dtype).
 """
 
 import numpy as np
@@ -40,6 +49,8 @@ class Floatz(Codec):
         self.checksum = bool(checksum)
         self.backend = str(backend)
         # Refuse a bad configuration now rather than at the first write.
+        if self.backend not in floatz._BACKENDS:
+            raise ValueError(f"backend must be one of {floatz._BACKENDS}, not {backend!r}")
         floatz.compress_bound(
             (1,), np.float64, self.codec, self.mode, self.bound, options=self.options
         )
@@ -50,6 +61,17 @@ class Floatz(Codec):
             # numcodecs hands over raw bytes in some paths: these must
             # already be floats, which only the caller knows.
             raise TypeError(f"floatz encodes float32/float64 arrays, not {a.dtype}")
+        if not a.dtype.isnative:
+            # decode returns native values, which zarr would reinterpret
+            # as this dtype's bytes: refuse rather than store garbage
+            raise TypeError(
+                f"floatz encodes chunks in the machine's byte order, not {a.dtype.str}: "
+                f"store the array as {a.dtype.newbyteorder('=').str}"
+            )
+        if a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous:
+            # Memory order (see the module's doc): zarr v2 hands F-ordered
+            # chunks of order="F" arrays, whose transpose is C-ordered.
+            a = a.T
         if a.ndim > 4:  # floatz takes 4; zarr restores the chunk's shape
             a = a.reshape((-1,) + a.shape[-3:])
         return floatz.compress(

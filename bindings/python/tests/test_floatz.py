@@ -212,6 +212,60 @@ class Layouts(unittest.TestCase):
         self.assertEqual(bytes(floatz.compress(a, "lorenzo", "abs", 0.01, backend="cpu")), want)
 
 
+class Buffers(unittest.TestCase):
+    """Buffers the library writes into or reads from: refused when writing
+    there would corrupt memory or the result, with the documented class."""
+
+    def test_out_holding_objects(self):
+        a = field((1000,), np.float64)
+        cap = floatz.compress_bound(a.shape, a.dtype)
+        with self.assertRaises(TypeError):  # was written over: a crash
+            floatz.compress(a, out=np.zeros(cap, object))
+
+    def test_overlapping_out(self):
+        a = field((4000,), np.float64)
+        cap = floatz.compress_bound(a.shape, a.dtype)
+        buf = np.zeros(4000 + cap // 8 + 1)
+        buf[:4000] = a
+        with self.assertRaises(ValueError):  # would overwrite its input
+            floatz.compress(buf[:4000], out=buf)
+        blob = floatz.compress(a)
+        mem = np.zeros(len(blob) // 8 + 4000)
+        mem.view(np.uint8)[: len(blob)] = np.frombuffer(blob, np.uint8)
+        with self.assertRaises(ValueError):  # was a crash
+            floatz.decompress(mem.view(np.uint8)[: len(blob)], out=mem[:4000])
+        apart = np.empty(4000)
+        self.assertTrue(same_bits(floatz.decompress(mem.view(np.uint8)[: len(blob)], out=apart), a))
+
+    def test_device_out_overlapping(self):
+        """floatz.cuda checks before any CUDA call (fake device pointers:
+        never dereferenced), so this runs without a GPU."""
+        import floatz.cuda as fc
+
+        def device(ptr, shape, typestr):
+            cai = {"shape": shape, "typestr": typestr, "data": (ptr, False), "strides": None, "version": 3}
+            return type("Fake", (), {"__cuda_array_interface__": cai})()
+
+        cap = floatz.compress_bound((1000,), np.float64)
+        with self.assertRaises(ValueError):
+            fc.compress(device(1 << 20, (1000,), "<f8"), out=device((1 << 20) + 4096, (cap,), "|u1"))
+
+    def test_noncontiguous_buffers(self):
+        a = field((1000,), np.float64)
+        blob = bytes(floatz.compress(a))
+        spread = bytearray(2 * len(blob))
+        spread[::2] = blob
+        for stream in (memoryview(spread)[::2], np.frombuffer(spread, np.uint8)[::2]):
+            with self.assertRaises(ValueError):  # was BufferError for a memoryview
+                floatz.decompress(stream)
+        cap = floatz.compress_bound(a.shape, a.dtype)
+        for out in (memoryview(bytearray(2 * cap))[::2], np.zeros(2 * cap, np.uint8)[::2]):
+            with self.assertRaises(ValueError):
+                floatz.compress(a, out=out)
+        with self.assertRaises(TypeError):
+            floatz.decompress("FLTZ")
+
+
 class Refusals(unittest.TestCase):
     def test_bad_arguments(self):
         a = field((100,), np.float32)
@@ -241,6 +295,41 @@ class Refusals(unittest.TestCase):
                     floatz.compress(a, **kw)
                 self.assertIn(e.exception.status, (1, 2))
                 self.assertIn("fz_status", str(e.exception))
+
+    def test_integers_are_not_wrapped_or_truncated(self):
+        """ctypes stores Python ints modulo 2**32 and int() truncates: a
+        request must run as asked or be refused."""
+        a = field((3000,), np.float64)
+        blob = floatz.compress(a, "falcon")
+        for threads in (2**32 + 1, 2**31, -1):
+            with self.assertRaises(ValueError):
+                floatz.compress(a, threads=threads)
+            with self.assertRaises(ValueError):
+                floatz.decompress(blob, threads=threads)
+        with self.assertRaises(TypeError):
+            floatz.compress(a, threads=1.5)
+        with self.assertRaises(ValueError):  # ran with 100 values per chunk
+            floatz.compress(a, "falcon", options=(2**32 + 100,))
+        with self.assertRaises(TypeError):
+            floatz.compress(a, "falcon", options=(100.7,))
+        with self.assertRaises(TypeError):  # returned values [1, 3)
+            floatz.decompress_range(blob, 1.5, 2)
+        with self.assertRaises(TypeError):
+            floatz.compress_bound((1.5,), np.float32)
+        with self.assertRaises(ValueError):
+            floatz.compress_bound((-1,), np.float32)
+        self.assertEqual(floatz.compress_bound(10, np.float32), floatz.compress_bound((10,), np.float32))
+        with self.assertRaises(floatz.FloatzError):  # 2**64 values wrapped to 0: "empty", 128 bytes
+            floatz.compress_bound((2**32, 2**32), np.float32)
+        self.assertEqual(floatz.decompress(floatz.compress(a, threads=np.int64(2))).shape, a.shape)
+        with self.assertRaises(floatz.FloatzError):  # c_char_p stopped at the NUL: "sleek"
+            floatz.compress(a, "sleek\0x")
+
+    def test_masked_arrays(self):
+        m = np.ma.masked_invalid(np.array([1.0, np.nan, 3.0]))
+        with self.assertRaises(TypeError):  # the mask was dropped silently
+            floatz.compress(m)
+        self.assertTrue(same_bits(floatz.decompress(floatz.compress(m.filled(0.0))), np.array([1.0, 0.0, 3.0])))
 
     def test_gpu_backend(self):
         a = field((300000,), np.float64)
@@ -331,6 +420,55 @@ class NumcodecsCodec(unittest.TestCase):
             Floatz(mode="abs", bound=-1)
         with self.assertRaises(TypeError):
             lossless.encode(np.arange(10))
+        with self.assertRaises(ValueError):  # was accepted, failing at the first write
+            Floatz(backend="tpu")
+
+    def test_memory_order_and_byte_order(self):
+        """numcodecs codecs keep memory order: zarr v2 reads a decoded chunk
+        with reshape(-1, order="A") then the array's order, and views its
+        bytes as the array's dtype."""
+        from floatz.numcodecs import Floatz
+
+        codec = Floatz()
+        for a in (field((6, 7, 8), np.float32), field((2, 3, 4, 5, 6), np.float64)):
+            f = np.asfortranarray(a)
+            dec = codec.decode(codec.encode(f))
+            with self.subTest(shape=a.shape):
+                self.assertTrue(same_bits(dec.reshape(-1, order="A"), f.ravel(order="K")))
+                self.assertTrue(same_bits(dec.reshape(-1, order="A").reshape(a.shape, order="F"), a))
+                out = np.empty(a.shape, a.dtype, order="F")
+                self.assertTrue(same_bits(codec.decode(codec.encode(f), out=out), a))
+                self.assertTrue(same_bits(codec.decode(codec.encode(a)).reshape(a.shape), a))  # C order
+        with self.assertRaises(TypeError):  # decoded native bytes viewed as >f4: garbage
+            codec.encode(field((100,), np.float32).astype(">f4"))
+
+    def test_zarr_v2_round_trip(self):
+        try:
+            import zarr
+        except ImportError:
+            self.skipTest("zarr is not installed")
+        import warnings
+
+        from floatz.numcodecs import Floatz
+
+        a = field((23, 31), np.float32)
+        for order in "CF":
+            for codec in (Floatz(), Floatz(codec="lorenzo", mode="abs", bound=0.01)):
+                with self.subTest(order=order, codec=codec.codec), tempfile.TemporaryDirectory() as d:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        if zarr.__version__.startswith("2."):
+                            z = zarr.open_array(d, mode="w", shape=a.shape, chunks=(10, 7), dtype=a.dtype,
+                                                order=order, compressor=codec)
+                        else:
+                            z = zarr.create_array(store=d, shape=a.shape, chunks=(10, 7), dtype=a.dtype,
+                                                  zarr_format=2, order=order, compressors=codec)
+                        z[:] = a
+                        back = zarr.open_array(d, mode="r")[:]  # the codec from its JSON config
+                    if codec.mode == "lossless":
+                        self.assertTrue(same_bits(back, a))
+                    else:
+                        self.assertLessEqual(worst_error(a, back), 0.01)
 
 
 if __name__ == "__main__":
