@@ -91,10 +91,110 @@ static void test_bound_large_shapes(void) {
     cases_run++;
 }
 
+/* Codec settings the size checks below run: every codec, lossless and
+ * lossy, with options that change the chunking. */
+typedef struct codec_case {
+    fz_codec codec;
+    fz_mode mode;
+    int32_t options[2];
+} codec_case;
+
+static const codec_case every_codec[] = {
+    {FZ_CODEC_SLEEK, FZ_MODE_LOSSLESS, {0, 0}},
+    {FZ_CODEC_SLEEK, FZ_MODE_REL, {0, 0}},
+    {FZ_CODEC_GFC, FZ_MODE_LOSSLESS, {0, 0}},
+    {FZ_CODEC_GFC, FZ_MODE_LOSSLESS, {3, 32}},
+    {FZ_CODEC_FALCON, FZ_MODE_LOSSLESS, {1, 0}},
+    {FZ_CODEC_LORENZO, FZ_MODE_ABS, {0, 0}},
+    {FZ_CODEC_LORENZO, FZ_MODE_REL, {2, 1}},
+    {FZ_CODEC_AUTO, FZ_MODE_LOSSLESS, {0, 0}},
+    {FZ_CODEC_AUTO, FZ_MODE_ABS, {FZ_AUTO_SMALLEST, 0}},
+};
+
+static fz_params codec_params(const codec_case *c, fz_dtype dtype,
+                              uint32_t ndims, const uint64_t *dims) {
+    fz_params p = tu_params(dtype, 1, 0);
+    CHECK_OK(fz_params_set_shape(&p, ndims, dims));
+    p.codec = c->codec;
+    p.mode = c->mode;
+    p.bound = c->mode == FZ_MODE_LOSSLESS ? 0.0 : 1e-3;
+    p.codec_options[0] = c->options[0];
+    p.codec_options[1] = c->options[1];
+    return p;
+}
+
+/* Shapes of up to 2^62 bytes whose extents are near 2^60: every codec
+ * sizes them (lorenzo's slab of 16 x 2^60 values wrapped to 0 and
+ * fz_compress_bound divided by zero), and the bound covers the data. */
+static void test_bound_huge_shapes_every_codec(void) {
+    const struct {
+        fz_dtype dtype;
+        uint32_t ndims;
+        uint64_t dims[4];
+    } shapes[] = {
+        {FZ_F32, 2, {(uint64_t)1 << 60, 1}},
+        {FZ_F32, 2, {(uint64_t)1 << 59, 2}},
+        {FZ_F32, 3, {(uint64_t)1 << 30, (uint64_t)1 << 30, 1}},
+        {FZ_F64, 3, {(uint64_t)1 << 29, (uint64_t)1 << 29, 2}},
+        {FZ_F64, 4, {(uint64_t)1 << 28, (uint64_t)1 << 28, 1, 7}},
+        {FZ_F32, 1, {(uint64_t)1 << 60}},
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (size_t c = 0; c < sizeof every_codec / sizeof every_codec[0];
+             c++) {
+            tu_context("bound huge shape %zu, codec case %zu", s, c);
+            fz_params p = codec_params(&every_codec[c], shapes[s].dtype,
+                                       shapes[s].ndims, shapes[s].dims);
+            uint64_t bytes = 0;
+            size_t bound = 0;
+            CHECK_OK(fz_params_count(&p, NULL, &bytes));
+            CHECK_OK(fz_compress_bound(&p, &bound));
+            CHECK((uint64_t)bound >= bytes + FZ_HEADER_BYTES);
+            cases_run++;
+        }
+}
+
+/* An extent of 0 makes an empty array whatever the other extents are
+ * (docs/API.md): {2^61, 0} was refused as too large while {0, 2^61} was
+ * not. Every codec compresses it to a header that decodes to nothing. */
+static void test_empty_shapes(void) {
+    const uint64_t shapes[][4] = {
+        {(uint64_t)1 << 61, 0, 1, 1},
+        {0, (uint64_t)1 << 61, 1, 1},
+        {UINT64_MAX, 0, UINT64_MAX, 3},
+        {5, 7, UINT64_MAX, 0},
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (size_t c = 0; c < sizeof every_codec / sizeof every_codec[0];
+             c++) {
+            tu_context("empty shape %zu, codec case %zu", s, c);
+            fz_params p = codec_params(&every_codec[c], FZ_F64, 4, shapes[s]);
+            uint64_t values = 1;
+            size_t bound = 0, size = 0, got = 1;
+            CHECK_OK(fz_params_count(&p, &values, NULL));
+            CHECK_EQ_U64(values, 0);
+            CHECK_OK(fz_compress_bound(&p, &bound));
+            tu_buf dst = tu_buf_alloc(bound);
+            CHECK_OK(fz_compress(&p, NULL, 0, dst.data, bound, &size));
+            CHECK(tu_guard_intact(&dst));
+            fz_info info;
+            CHECK_OK(fz_inspect(dst.data, size, &info));
+            for (int d = 0; d < FZ_MAX_DIMS; d++)
+                CHECK_EQ_U64(info.params.dims[d], shapes[s][d]);
+            CHECK_EQ_U64(info.original_bytes, 0);
+            CHECK_OK(fz_decompress(dst.data, size, NULL, 0, NULL, &got));
+            CHECK_EQ_U64(got, 0);
+            tu_buf_free(&dst);
+            cases_run++;
+        }
+}
+
 int main(void) {
     test_bound_never_exceeded();
     test_bound_monotonic();
     test_bound_large_shapes();
+    test_bound_huge_shapes_every_codec();
+    test_empty_shapes();
     printf("test_bound: %u cases passed\n", cases_run);
     return 0;
 }

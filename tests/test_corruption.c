@@ -372,6 +372,49 @@ static void test_huge_claims(void) {
     test_huge_claim_with_table();
 }
 
+/* Lorenzo headers (codec 4, version 3, ABS 0.5, radius 512) claiming
+ * up to 2^62 bytes with extents near 2^60: the slab of a 2-D or 3-D
+ * predictor overflowed 64 bits to 0 and checking chunk_bytes divided by
+ * zero in fz_inspect and every decoder. The predictor drops to 1-D (a
+ * slab above 64 MiB), whose chunks are 2 MiB: the header is coherent,
+ * and a decoder finds the table missing. */
+static void test_lorenzo_huge_extents(void) {
+    const struct {
+        fz_dtype dtype;
+        uint32_t ndims;
+        uint64_t dims[4];
+    } shapes[] = {
+        {FZ_F32, 2, {(uint64_t)1 << 60, 1, 1, 1}},
+        {FZ_F32, 3, {(uint64_t)1 << 30, (uint64_t)1 << 30, 1, 1}},
+        {FZ_F64, 3, {(uint64_t)1 << 29, (uint64_t)1 << 29, 1, 1}},
+        {FZ_F64, 4, {(uint64_t)1 << 29, (uint64_t)1 << 29, 1, 2}},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        fz_header h = header_for(shapes[i].dtype, 1, 1);
+        h.codec = 4;
+        h.codec_version = 3;
+        h.mode = 1;
+        h.bound_bits = h.bound_eff_bits = 0x3FE0000000000000ull; /* 0.5 */
+        h.codec_params[0] = 512;
+        h.ndims = shapes[i].ndims;
+        h.original_bytes = tu_dtype_size(shapes[i].dtype);
+        for (int d = 0; d < 4; d++) {
+            h.dims[d] = shapes[i].dims[d];
+            h.original_bytes *= h.dims[d];
+        }
+        h.chunk_bytes = 1u << 21;
+        h.chunk_count = h.original_bytes >> 21;
+        uint8_t hdr[FZ_HDR_BYTES];
+        fz_header_write(&h, hdr);
+        fz_info info;
+        tu_context("lorenzo header, huge extents %zu", i);
+        CHECK_OK(fz_inspect(hdr, sizeof hdr, &info));
+        CHECK_EQ_U64(info.chunk_bytes, 1u << 21);
+        CHECK_STATUS(decode_any(hdr, sizeof hdr, 0), FZ_ERR_TRUNCATED);
+        expect_header_rejected(&h, "lorenzo, huge extents");
+    }
+}
+
 static void test_absurd_fields(void) {
     fz_header base = valid_base_header(), h;
     h = base, h.chunk_count = (uint64_t)1 << 60;
@@ -659,6 +702,7 @@ int main(void) {
     test_flips_spanning_values();
     test_first_error_is_reported();
     test_huge_claims();
+    test_lorenzo_huge_extents();
     test_absurd_fields();
     test_codec_fields();
     test_reserved_header_bytes();

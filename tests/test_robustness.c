@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "../src/api/fz_internal.h"
 #include "test_util.h"
 
 enum { N = 40000 }; /* 10 chunks of f32 */
@@ -84,6 +89,22 @@ static void case_huge_threads_decompress(void) {
     roundtrip_with_threads(1, INT32_MAX);
 }
 
+/* threads = 0 ("all cores") takes OpenMP's thread count, which
+ * OMP_NUM_THREADS or a large machine can set above FZ_MAX_THREADS:
+ * clamped like an explicit request (floatz.h: at most FZ_MAX_THREADS
+ * used). Reads the library's internal thread count. */
+static void case_default_threads_clamped(void) {
+#ifdef _OPENMP
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(FZ_MAX_THREADS + 44);
+    const int used = fz_thread_count(0);
+    omp_set_num_threads(saved);
+    CHECK(used >= 1 && used <= FZ_MAX_THREADS);
+    CHECK(fz_thread_count(FZ_MAX_THREADS + 44) == FZ_MAX_THREADS);
+    CHECK(fz_thread_count(3) == 3);
+#endif
+}
+
 typedef struct named_case {
     const char *name;
     void (*run)(void);
@@ -94,6 +115,7 @@ static const named_case cases[] = {
     {"negative_threads", case_negative_threads},
     {"huge_threads_compress", case_huge_threads_compress},
     {"huge_threads_decompress", case_huge_threads_decompress},
+    {"default_threads_clamped", case_default_threads_clamped},
 };
 
 int main(int argc, char **argv) {

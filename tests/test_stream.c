@@ -484,6 +484,48 @@ static void group_arguments(void) {
     cases_run++;
 }
 
+/* A batch_kib far above the data's size: one batch of the whole array
+ * both ways, its buffers sized by the array (decompression took
+ * batch_kib itself, 4 TiB here: out of memory for a stream of 5 KiB). */
+static void group_large_batch(void) {
+    enum { N = 1234 };
+    char in[128], out[128], back[128];
+    path_of(in, sizeof in, "in.raw");
+    path_of(out, sizeof out, "out.fz");
+    path_of(back, sizeof back, "back.raw");
+    float data[N];
+    tu_fill(TU_GEN_WAVE, FZ_F32, data, N, 5);
+    write_file(in, data, sizeof data);
+    const uint32_t kibs[] = {UINT32_MAX, 1u << 30};
+    for (int k = 0; k < 2; k++) {
+        tu_context("large batch_kib %u", (unsigned)kibs[k]);
+        fz_params p = tu_params(FZ_F32, N, 0);
+        p.batch_kib = kibs[k];
+        uint64_t size = 0, got = 0;
+        CHECK_OK(fz_compress_file(&p, in, out, NULL, NULL, &size));
+        size_t mem_size = 0, file_size = 0;
+        uint8_t *mem = tu_compress(&p, data, &mem_size);
+        uint8_t *file = read_file(out, &file_size);
+        CHECK(file_size == mem_size && memcmp(file, mem, mem_size) == 0);
+        fz_decode_options o = tu_decode_opts(0, 0);
+        o.batch_kib = kibs[k];
+        CHECK_OK(fz_decompress_file(out, back, &o, NULL, NULL, &got));
+        CHECK_EQ_U64(got, sizeof data);
+        size_t back_size = 0;
+        uint8_t *decoded = read_file(back, &back_size);
+        CHECK(back_size == sizeof data &&
+              memcmp(decoded, data, sizeof data) == 0);
+        free(decoded);
+        free(file);
+        free(mem);
+        unlink(out);
+        unlink(back);
+        cases_run++;
+    }
+    unlink(in);
+    check_no_leftovers(0);
+}
+
 /* ----------------------------------------------------------------- plans
  * The GPU pipeline's batches (fz_plan_split with the ramp): contiguous,
  * every chunk once, the ramp's sizes where there is room for it, the
@@ -619,7 +661,7 @@ static const named_group groups[] = {
     {"offsets", group_offsets},     {"corrupt", group_corrupt},
     {"io_errors", group_io_errors}, {"output_mode", group_output_mode},
     {"arguments", group_arguments}, {"lorenzo_shapes", group_lorenzo_shapes},
-    {"plans", group_plans},
+    {"plans", group_plans},         {"large_batch", group_large_batch},
 };
 
 int main(int argc, char **argv) {

@@ -293,7 +293,8 @@ typedef struct memory_source {
 static fz_status read_memory(void *ctx, uint64_t first, uint64_t count,
                              void *dst) {
     const memory_source *m = (const memory_source *)ctx;
-    memcpy(dst, m->src + first * m->esize, (size_t)(count * m->esize));
+    if (count) /* an empty array's src may be NULL: no memcpy from NULL */
+        memcpy(dst, m->src + first * m->esize, (size_t)(count * m->esize));
     return FZ_OK;
 }
 

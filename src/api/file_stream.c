@@ -425,11 +425,16 @@ fz_status fz_decompress_fp(FILE *src_file, FILE *dst_file,
     fz_plan_decompress(&h, file_batch_bytes(opts ? opts->batch_kib : 0, exec),
                        &plan);
     decompress_state st = {src_file, dst_file, base, 0, NULL, NULL, 0};
-    const uint64_t max_bytes = plan.chunks_per_batch * h.chunk_bytes;
-    st.sub_cap = (size_t)sub_stream_capacity(&h, plan.chunks_per_batch);
+    /* Buffers for the first batch, the largest: a batch_kib above the
+     * stream's size (chunks_per_batch is not capped by the chunk count)
+     * asked for that much memory, terabytes for a stream of a few KiB. */
+    uint64_t first = 0, count = 0, first_byte = 0, max_bytes = 0;
+    if (plan.batch_count > 0)
+        fz_plan_batch(&plan, 0, &first, &count, &first_byte, &max_bytes);
+    st.sub_cap = (size_t)sub_stream_capacity(&h, count);
     st.sub_buf = (uint8_t *)malloc(
         st.sub_cap > TABLE_PIECE_BYTES ? st.sub_cap : TABLE_PIECE_BYTES);
-    st.out_buf = (uint8_t *)malloc((size_t)max_bytes);
+    st.out_buf = (uint8_t *)malloc(max_bytes ? (size_t)max_bytes : 1);
     if (!st.sub_buf || !st.out_buf)
         s = FZ_ERR_OUT_OF_MEMORY;
     if (s == FZ_OK)

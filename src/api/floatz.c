@@ -83,7 +83,10 @@ int fz_thread_count(int32_t requested) {
     if (requested > 0)
         return requested;
 #ifdef _OPENMP
-    return omp_get_max_threads();
+    /* "all cores" is a request too (OMP_NUM_THREADS, a large machine): at
+     * most FZ_MAX_THREADS, as floatz.h promises */
+    const int all = omp_get_max_threads();
+    return all < FZ_MAX_THREADS ? all : FZ_MAX_THREADS;
 #else
     return 1;
 #endif
@@ -147,15 +150,18 @@ fz_status fz_header_from_params(const fz_params *p, fz_header *h) {
             return FZ_ERR_INVALID_ARGUMENT;
     if (p->gpu_streams > FZ_MAX_GPU_STREAMS)
         return FZ_ERR_INVALID_ARGUMENT;
-    uint64_t count = 1;
+    int empty = 0; /* a 0 extent: an empty array, whatever the others */
     for (uint32_t d = 0; d < FZ_MAX_DIMS; d++) {
-        uint64_t n = p->dims[d];
-        if (d >= p->ndims && n != 1)
+        if (d >= p->ndims && p->dims[d] != 1)
             return FZ_ERR_INVALID_ARGUMENT;
-        if (n != 0 && count > (((uint64_t)1 << 62) / esize) / n)
+        empty |= p->dims[d] == 0;
+        h->dims[d] = p->dims[d];
+    }
+    uint64_t count = empty ? 0 : 1;
+    for (uint32_t d = 0; d < FZ_MAX_DIMS && !empty; d++) {
+        if (count > (((uint64_t)1 << 62) / esize) / p->dims[d])
             return FZ_ERR_INVALID_ARGUMENT; /* absurd size */
-        count *= n;
-        h->dims[d] = n;
+        count *= p->dims[d];
     }
     const fz_codec_cpu *codec = fz_codec_cpu_find((uint32_t)p->codec);
     if (!codec)

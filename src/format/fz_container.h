@@ -188,14 +188,20 @@ static FZ_HD int fz_header_parse(const uint8_t *src, uint64_t avail,
     if (esize == 0 || h->mode > 2 || h->ndims < 1 || h->ndims > 4 ||
         (h->flags & ~FZ_HDR_FLAG_CHECKSUMS) != 0)
         return FZS_CORRUPT_HEADER;
-    uint64_t count = 1;
+    /* a 0 extent makes count 0 whatever the others are (checking them
+     * in order refused {2^61, 0} but not {0, 2^61}) */
+    int empty = 0;
     for (uint32_t d = 0; d < 4; d++) {
         h->dims[d] = fz_load64(src + FZ_OFF_DIMS + 8 * d);
         if (d >= h->ndims && h->dims[d] != 1)
             return FZS_CORRUPT_HEADER;
-        /* keep count * esize below 2^62: no overflow anywhere after this */
-        if (h->dims[d] != 0 &&
-            count > (((uint64_t)1 << 62) / esize) / h->dims[d])
+        empty |= h->dims[d] == 0;
+    }
+    uint64_t count = empty ? 0 : 1;
+    for (uint32_t d = 0; d < 4 && !empty; d++) {
+        /* keep count * esize at most 2^62: no product of nonzero extents
+         * overflows after this */
+        if (count > (((uint64_t)1 << 62) / esize) / h->dims[d])
             return FZS_CORRUPT_HEADER;
         count *= h->dims[d];
     }

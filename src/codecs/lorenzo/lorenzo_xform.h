@@ -105,7 +105,12 @@ static FZ_HD lz_geom lz_geometry(const fz_header *h) {
     if (h->original_bytes == 0)
         pd = 1;
     lz_geom g = lz_geom_for(h, pd);
-    while (g.pd > 1 && g.unit_values * es > LZ_SLAB_MAX)
+    /* unit_values * es > LZ_SLAB_MAX, on the extents: for extents near
+     * 2^60 (a header may claim them) 16 X and 8 X Y es wrap, and a wrapped
+     * slab size kept pd and made lz_chunk_bytes divide by zero. X Y fits
+     * (it is at most count < 2^62 when pd is 3). */
+    while (g.pd > 1 && (g.pd == 2 ? g.X > LZ_SLAB_MAX / es / LZ_TILE2
+                                  : g.X * g.Y > LZ_SLAB_MAX / es / LZ_TILE3Z))
         g = lz_geom_for(h, g.pd - 1);
     return g;
 }
