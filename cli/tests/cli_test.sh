@@ -31,18 +31,22 @@ check() { # DESCRIPTION COMMAND...: passes when the command succeeds
     if "$@"; then pass "$what"; else fail "$what"; fi
 }
 
+# check_rc GOT WANT DESCRIPTION: the exit status, stderr shown on a failure
+check_rc() {
+    if [ "$1" -eq "$2" ]; then
+        pass "$3 (exit $1)"
+    else
+        fail "$3: exit $1, expected $2"
+        sed 's/^/    stderr: /' err.txt
+    fi
+}
+
 # expect_rc CODE DESCRIPTION floatz-ARGS...: stdout -> out.txt, stderr -> err.txt
 expect_rc() {
     local want=$1 what=$2
     shift 2
     "$FLOATZ" "$@" >out.txt 2>err.txt
-    local got=$?
-    if [ "$got" -eq "$want" ]; then
-        pass "$what (exit $got)"
-    else
-        fail "$what: exit $got, expected $want"
-        sed 's/^/    stderr: /' err.txt
-    fi
+    check_rc $? "$want" "$what"
 }
 
 # expect_error PATTERN DESCRIPTION: the last command's stderr is one
@@ -452,13 +456,7 @@ expect_rc_fsize() { # as expect_rc, under `ulimit -f 64` (64 KiB)
     local want=$1 what=$2
     shift 2
     (ulimit -f 64 && exec "$FLOATZ" "$@") >out.txt 2>err.txt
-    local got=$?
-    if [ "$got" -eq "$want" ]; then
-        pass "$what (exit $got)"
-    else
-        fail "$what: exit $got, expected $want"
-        sed 's/^/    stderr: /' err.txt
-    fi
+    check_rc $? "$want" "$what"
 }
 expect_rc_fsize 1 "streamed compress past ulimit -f" compress -d -i f64.raw -o big.fz
 expect_error 'big.fz: write failed: File too large' "ulimit -f: message names OUT"
@@ -507,8 +505,7 @@ endless_rc() { # DESCRIPTION WANT floatz-ARGS... (reading the FIFO)
     local got=$?
     kill "$writer" 2>/dev/null
     wait "$writer" 2>/dev/null
-    if [ "$got" -eq "$want" ]; then pass "$what (exit $got)"; else
-        fail "$what: exit $got, expected $want"; fi
+    check_rc "$got" "$want" "$what"
 }
 endless_rc "decompress of an endless non-stream stops at the header" 1 \
     decompress -i endless -o x.raw

@@ -295,6 +295,15 @@ static void inspect_chunk(const char *file, const hsize_t *offset,
     CHECK(H5Dclose(d) >= 0 && H5Fclose(f) >= 0);
 }
 
+/* Dataset d's pipeline holds `nfilters` filters, floatz the first. */
+static void check_floatz_first(hid_t d, int nfilters) {
+    hid_t dcpl = H5Dget_create_plist(d);
+    CHECK(dcpl >= 0 && H5Pget_nfilters(dcpl) == nfilters);
+    CHECK(H5Pget_filter2(dcpl, 0, NULL, NULL, NULL, 0, NULL, NULL) ==
+          FZ_H5Z_FILTER_ID);
+    CHECK(H5Pclose(dcpl) >= 0);
+}
+
 /* Write `data` through the filter into dataset "d" of a new file, close
  * everything (every chunk has then gone through the encoder), reopen and
  * read it back (through the decoder). Checks on the way that the dataset
@@ -312,11 +321,7 @@ static void *roundtrip(const char *file, fz_dtype t, const shape *s,
     f = file_open(file, H5F_ACC_RDONLY);
     d = H5Dopen2(f, "d", H5P_DEFAULT);
     CHECK(d >= 0);
-    hid_t dcpl = H5Dget_create_plist(d);
-    CHECK(dcpl >= 0 && H5Pget_nfilters(dcpl) == 1);
-    CHECK(H5Pget_filter2(dcpl, 0, NULL, NULL, NULL, 0, NULL, NULL) ==
-          FZ_H5Z_FILTER_ID);
-    CHECK(H5Pclose(dcpl) >= 0);
+    check_floatz_first(d, 1);
     void *back = read_all(d, t, n);
     CHECK(H5Dclose(d) >= 0 && H5Fclose(f) >= 0);
 
@@ -1035,11 +1040,7 @@ static void group_pipeline(void) {
     f = file_open("pipeline.h5", H5F_ACC_RDONLY);
     d = H5Dopen2(f, "d", H5P_DEFAULT);
     CHECK(d >= 0);
-    hid_t dcpl = H5Dget_create_plist(d);
-    CHECK(dcpl >= 0 && H5Pget_nfilters(dcpl) == 4);
-    CHECK(H5Pget_filter2(dcpl, 0, NULL, NULL, NULL, 0, NULL, NULL) ==
-          FZ_H5Z_FILTER_ID);
-    CHECK(H5Pclose(dcpl) >= 0);
+    check_floatz_first(d, 4);
     float *back = read_all(d, FZ_F32, n);
     check_within(FZ_F32, data, back, n, bound);
     free(back);

@@ -218,7 +218,9 @@ static FZ_HD uint64_t sleek_quant64(uint64_t bits, sleek_q64 q) {
 }
 
 /* Whether a code is one the quantizer can produce (canonical streams): only
- * magnitudes past the subnormal range are not. */
+ * magnitudes past the subnormal range are not. The decoders test this
+ * inside the dequantizer (sleek_dequant32_checked); test_xform holds the
+ * two equal. */
 static FZ_HD int sleek_code_valid32(uint32_t enc, sleek_q32 q) {
     return (enc >> 1) + (enc & 1u) <= q.lmax + ((1u << 23) - 1);
 }
