@@ -165,8 +165,6 @@ def _params(shape, dtype, codec, mode, bound, checksum, options, threads):
     dims = [_integer(d, "a dimension", 0, _UINT64_MAX) for d in reversed(shape)] or [1]  # dims[0] fastest
     p = _lib.Params()
     _check(_lib.lib.fz_params_init(ctypes.byref(p), _dtype_id(dtype), 0), "parameters")
-    if 0 in dims:  # (not np.prod in uint64: 2**32 x 2**32 wrapped to 0, "empty")
-        dims = [0]  # no values: the layout of an empty array is immaterial
     cdims = (ctypes.c_uint64 * len(dims))(*dims)
     _check(_lib.lib.fz_params_set_shape(ctypes.byref(p), len(dims), cdims), f"shape {tuple(shape)}")
     p.codec = _codec_id(codec)

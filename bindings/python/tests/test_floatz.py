@@ -68,7 +68,7 @@ def worst_error(orig, dec):
 
 class RoundTrip(unittest.TestCase):
     def test_lossless_bitwise(self):
-        shapes = [(0,), (1,), (33,), (4097,), (100003,), (37, 41), (13, 17, 19), (3, 4, 5, 6)]
+        shapes = [(0,), (3, 0), (0, 5, 2), (1,), (33,), (4097,), (100003,), (37, 41), (13, 17, 19), (3, 4, 5, 6)]
         for codec in LOSSLESS:
             for dtype in (np.float32, np.float64):
                 for shape in shapes:
