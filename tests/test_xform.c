@@ -603,6 +603,67 @@ static void test_dequant_checked(void) {
     cases_run++;
 }
 
+/* The decoders' branch-free path for bin codes (sleek_dequant32_bin) must
+ * equal the general dequantizer wherever they use it: every code below
+ * SLEEK_BIN_CODES32 at the extreme and some middle exponents, boundary and
+ * random codes at every exponent with sleek_bins_direct (an off-by-one in
+ * that test reaches a subnormal scale and fails here). */
+static uint64_t bin_mismatches32(uint32_t code, sleek_q32 q) {
+    return sleek_dequant32_bin(code, sleek_bin_scale32(q)) !=
+           sleek_dequant32(code, q);
+}
+static uint64_t bin_mismatches64(uint64_t code, sleek_q64 q) {
+    return sleek_dequant64_bin(code, sleek_bin_scale64(q)) !=
+           sleek_dequant64(code, q);
+}
+
+static void test_dequant_bin(void) {
+    tu_rng r = tu_rng_make(37);
+    uint64_t bad = 0, direct32 = 0, direct64 = 0;
+    const int32_t all32[] = {-127, -100, -1, 0, 20, SLEEK_Q32_KMAX};
+    for (size_t i = 0; i < sizeof all32 / sizeof all32[0]; i++) {
+        const sleek_q32 q = sleek_q32_make(all32[i]);
+        for (uint32_t code = 0; code < SLEEK_BIN_CODES32; code++)
+            bad += bin_mismatches32(code, q);
+    }
+    for (int32_t k = SLEEK_Q32_KMIN; k <= SLEEK_Q32_KMAX; k++) {
+        const sleek_q32 q = sleek_q32_make(k);
+        if (!sleek_bins_direct32(q))
+            continue;
+        direct32++;
+        const uint32_t edges[] = {
+            0, 1, 2, 3, SLEEK_BIN_CODES32 - 2, SLEEK_BIN_CODES32 - 1};
+        for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+            bad += bin_mismatches32(edges[e], q);
+        for (int j = 0; j < 1024; j++)
+            bad += bin_mismatches32(tu_next32(&r) % SLEEK_BIN_CODES32, q);
+    }
+    const int32_t ks64[] = {-1023, -1000, -60, -1, 0, 52, SLEEK_Q64_KMAX};
+    for (size_t i = 0; i < sizeof ks64 / sizeof ks64[0]; i++) {
+        const sleek_q64 q = sleek_q64_make(ks64[i]);
+        for (uint64_t code = 0; code < (1u << 20); code++)
+            bad += bin_mismatches64(code, q);
+        for (uint64_t code = SLEEK_BIN_CODES64 - (1u << 20);
+             code < SLEEK_BIN_CODES64; code++)
+            bad += bin_mismatches64(code, q);
+    }
+    for (int32_t k = SLEEK_Q64_KMIN; k <= SLEEK_Q64_KMAX; k++) {
+        const sleek_q64 q = sleek_q64_make(k);
+        if (!sleek_bins_direct64(q))
+            continue;
+        direct64++;
+        for (int j = 0; j < 256; j++)
+            bad += bin_mismatches64(tu_next(&r) % SLEEK_BIN_CODES64, q);
+        bad += bin_mismatches64(SLEEK_BIN_CODES64 - 1, q);
+    }
+    tu_context("branch-free dequantizer of bin codes");
+    CHECK_EQ_U64(bad, 0);
+    /* every exponent whose 2^(k+1) is normal takes the direct path */
+    CHECK_EQ_U64(direct32, SLEEK_Q32_KMAX - (-127) + 1);
+    CHECK_EQ_U64(direct64, SLEEK_Q64_KMAX - (-1023) + 1);
+    cases_run++;
+}
+
 int main(void) {
     test_specific_values();
     test_leading_zeros_near_one();
@@ -612,6 +673,7 @@ int main(void) {
     test_quant32_reference();
     test_quant64_reference();
     test_dequant_checked();
+    test_dequant_bin();
     test_hash_single_bit_flips();
     test_hash_double_bit_flips();
     test_hash_word_swaps();

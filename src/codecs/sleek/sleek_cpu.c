@@ -113,7 +113,7 @@ static void unpack64(const uint64_t *in, uint32_t nvals, uint32_t n,
 
 /* Encode/decode one chunk for one word type. Buffers are memcpy'd through
  * word arrays so unaligned user pointers are fine. */
-#define DEFINE_CHUNK_CODER(W, T)                                               \
+#define DEFINE_CHUNK_CODER(W, T, F)                                            \
     static size_t encode##W(const fz_header *h, const void *src,               \
                             uint64_t nvalues, uint8_t *dst,                    \
                             uint32_t *checksum) {                              \
@@ -206,10 +206,17 @@ static void unpack64(const uint64_t *in, uint32_t nvals, uint32_t n,
                 if (vals[i] != 0) /* padding must be +0.0 */                   \
                     return FZS_CORRUPT_CHUNK;                                  \
             uint32_t invalid = 0; /* a code the quantizer cannot produce */    \
-            for (uint32_t i = 0; i < have; i++)                                \
-                vals[i] = lossless ? sleek_inv##W(vals[i])                     \
-                                   : sleek_dequant##W##_checked(vals[i], q,    \
-                                                                &invalid);     \
+            if (!lossless && sleek_bins_direct##W(q) &&                        \
+                any < SLEEK_BIN_CODES##W) { /* all bins: branch-free */        \
+                const F scale = sleek_bin_scale##W(q);                         \
+                for (uint32_t i = 0; i < have; i++)                            \
+                    vals[i] = sleek_dequant##W##_bin(vals[i], scale);          \
+            } else {                                                           \
+                for (uint32_t i = 0; i < have; i++)                            \
+                    vals[i] = lossless ? sleek_inv##W(vals[i])                 \
+                                       : sleek_dequant##W##_checked(           \
+                                             vals[i], q, &invalid);            \
+            }                                                                  \
             if (invalid)                                                       \
                 return FZS_CORRUPT_CHUNK;                                      \
             memcpy((uint8_t *)dst + first * (W / 8), vals,                     \
@@ -217,8 +224,8 @@ static void unpack64(const uint64_t *in, uint32_t nvals, uint32_t n,
         }                                                                      \
         return FZS_OK;                                                         \
     }
-DEFINE_CHUNK_CODER(32, uint32_t)
-DEFINE_CHUNK_CODER(64, uint64_t)
+DEFINE_CHUNK_CODER(32, uint32_t, float)
+DEFINE_CHUNK_CODER(64, uint64_t, double)
 
 static size_t sleek_encode_chunk(const fz_header *h, const void *src,
                                  uint64_t nvalues, uint8_t *dst,

@@ -1,6 +1,7 @@
 /* SLEEK lossless transform (Algorithm 1 of the SLEEK paper) and the chunk
- * layout. Integer-only and FZ_HD: the CPU and GPU backends include this one
- * definition, which is what makes their streams byte-identical.
+ * layout. Integer-only (but for the bin dequantizer's exact float products) and
+ * FZ_HD: the CPU and GPU backends include this one definition, which is what
+ * makes their streams byte-identical.
  *
  * Chunk layout (docs/FORMAT.md): a chunk is 16 KiB of original data split
  * into 32 subchunks of 512 bytes (128 f32 or 64 f64 values). Encoded:
@@ -12,6 +13,8 @@
  * transform to 0 and must decode to 0. */
 #ifndef SLEEK_XFORM_H
 #define SLEEK_XFORM_H
+
+#include <string.h>
 
 #include "../../common/fz_portable.h"
 
@@ -276,6 +279,75 @@ static FZ_HD uint64_t sleek_dequant64_checked(uint64_t enc, sleek_q64 q,
                   : mag << (q.k1 + 1074);
     }
     return abs | sign << 63;
+}
+
+/* Bits of a float / double and back (no conversion). */
+static FZ_HD uint32_t sleek_f32_bits(float f) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(f);
+#else
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+#endif
+}
+static FZ_HD float sleek_f32_from_bits(uint32_t b) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(b);
+#else
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+#endif
+}
+static FZ_HD uint64_t sleek_f64_bits(double f) {
+#if defined(__CUDA_ARCH__)
+    return (uint64_t)__double_as_longlong(f);
+#else
+    uint64_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+#endif
+}
+static FZ_HD double sleek_f64_from_bits(uint64_t b) {
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double((long long)b);
+#else
+    double f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+#endif
+}
+
+/* Codes below SLEEK_BIN_CODES are bins or zero (mag <= 2^m), the common
+ * case of smooth data, and always valid. Where 2 eps = 2^k1 is a normal
+ * number (sleek_bins_direct), such a code dequantizes without a branch as
+ * (float)bin * 2^k1: the conversion is exact (bin <= 2^m) and so is the
+ * product, a normal number (bin >= 1, and bin * 2^k1 <= T, finite) or 0.
+ * The decoders use it for whole groups of such codes; test_xform checks it
+ * against sleek_dequant32 / 64 on every bin code at the extreme exponents. */
+#define SLEEK_BIN_CODES32 (1u << 24)
+#define SLEEK_BIN_CODES64 ((uint64_t)1 << 53)
+static FZ_HD int sleek_bins_direct32(sleek_q32 q) {
+    return q.k1 >= -126;
+}
+static FZ_HD int sleek_bins_direct64(sleek_q64 q) {
+    return q.k1 >= -1022;
+}
+/* 2^k1, for sleek_bins_direct mappings */
+static FZ_HD float sleek_bin_scale32(sleek_q32 q) {
+    return sleek_f32_from_bits((uint32_t)(q.k1 + 127) << 23);
+}
+static FZ_HD double sleek_bin_scale64(sleek_q64 q) {
+    return sleek_f64_from_bits((uint64_t)(q.k1 + 1023) << 52);
+}
+static FZ_HD uint32_t sleek_dequant32_bin(uint32_t enc, float scale) {
+    const uint32_t sign = enc & 1u, mag = (enc >> 1) + sign;
+    return sleek_f32_bits((float)mag * scale) | sign << 31;
+}
+static FZ_HD uint64_t sleek_dequant64_bin(uint64_t enc, double scale) {
+    const uint64_t sign = enc & 1u, mag = (enc >> 1) + sign;
+    return sleek_f64_bits((double)mag * scale) | sign << 63;
 }
 
 /* Dequantization of a code the caller knows to be valid. */
