@@ -1,7 +1,9 @@
 /* SLEEK lossless transform (Algorithm 1 of the SLEEK paper) and the chunk
- * layout. Integer-only (but for the bin dequantizer's exact float products) and
- * FZ_HD: the CPU and GPU backends include this one definition, which is what
- * makes their streams byte-identical.
+ * layout. Integer-only, but for float operations proven exact (the bin
+ * dequantizer, and the GPU encoders' form of the quantizer, each tested
+ * equal to its integer definition), and FZ_HD: the CPU and GPU backends
+ * include this one definition, which is what makes their streams
+ * byte-identical.
  *
  * Chunk layout (docs/FORMAT.md): a chunk is 16 KiB of original data split
  * into 32 subchunks of 512 bytes (128 f32 or 64 f64 values). Encoded:
@@ -219,6 +221,69 @@ static FZ_HD uint64_t sleek_quant64(uint64_t bits, sleek_q64 q) {
         mag = abs ? q.lmax + abs : 0;
     return sleek_fold64(mag, bits >> 63);
 }
+
+#if defined(__CUDACC__)
+/* sleek_quant32 / 64 as the GPU encoders run it: the bin from the float
+ * pipes instead of shifts (the integer unit was the encoder's busiest
+ * pipe, run s182). For a normal |v| < T, x = |v| / 2^k1 comes from two
+ * products by powers of two, 2^a and 2^b (a + b = -k1, each a normal
+ * number for every k): a product is exact unless it underflows, and an
+ * underflow leaves x < 2^-52 (f32) / 2^-485 (f64), whose bin is 0 either
+ * way. Then bin = floor(x + 1/2) = the integer quantizer's rounding: the
+ * add rounds down, which keeps the floor because every integer below
+ * 2^24 / 2^53 is representable, and the conversion truncates. The other
+ * cases select their own mapping, as in sleek_quant32. test_gpu_quant checks
+ * it against sleek_quant32 on every f32 pattern at the extreme and middle
+ * exponents. */
+typedef struct sleek_fscale32 {
+    float a, b;
+} sleek_fscale32;
+typedef struct sleek_fscale64 {
+    double a, b;
+} sleek_fscale64;
+
+static __device__ __forceinline__ sleek_fscale32
+sleek_fscale32_make(sleek_q32 q) {
+    const int32_t a = -q.k1 / 2, b = -q.k1 - a; /* within [-52, 74] */
+    sleek_fscale32 s;
+    s.a = __uint_as_float((uint32_t)(a + 127) << 23);
+    s.b = __uint_as_float((uint32_t)(b + 127) << 23);
+    return s;
+}
+static __device__ __forceinline__ sleek_fscale64
+sleek_fscale64_make(sleek_q64 q) {
+    const int32_t a = -q.k1 / 2, b = -q.k1 - a; /* within [-486, 537] */
+    sleek_fscale64 s;
+    s.a = __longlong_as_double((long long)((uint64_t)(a + 1023) << 52));
+    s.b = __longlong_as_double((long long)((uint64_t)(b + 1023) << 52));
+    return s;
+}
+
+static __device__ __forceinline__ uint32_t sleek_quant32_fp(uint32_t bits,
+                                                            sleek_q32 q,
+                                                            sleek_fscale32 s) {
+    const uint32_t B = 1u << 23, abs = bits & 0x7FFFFFFFu;
+    const float x = __fmul_rn(__fmul_rn(__uint_as_float(abs), s.a), s.b);
+    const uint32_t bin = __float2uint_rz(__fadd_rd(x, 0.5f));
+    uint32_t mag = abs >= q.threshold ? abs - q.threshold + B : bin;
+    if (abs < B) /* zero, or a subnormal kept exact */
+        mag = abs ? q.lmax + abs : 0;
+    return sleek_fold32(mag, bits >> 31);
+}
+
+static __device__ __forceinline__ uint64_t sleek_quant64_fp(uint64_t bits,
+                                                            sleek_q64 q,
+                                                            sleek_fscale64 s) {
+    const uint64_t B = (uint64_t)1 << 52, abs = bits & 0x7FFFFFFFFFFFFFFFull;
+    const double x =
+        __dmul_rn(__dmul_rn(__longlong_as_double((long long)abs), s.a), s.b);
+    const uint64_t bin = __double2ull_rz(__dadd_rd(x, 0.5));
+    uint64_t mag = abs >= q.threshold ? abs - q.threshold + B : bin;
+    if (abs < B)
+        mag = abs ? q.lmax + abs : 0;
+    return sleek_fold64(mag, bits >> 63);
+}
+#endif
 
 /* Whether a code is one the quantizer can produce (canonical streams): only
  * magnitudes past the subnormal range are not. The decoders test this
