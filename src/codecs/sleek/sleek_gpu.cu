@@ -302,14 +302,32 @@ __device__ void pack_lane(const uint64_t (&t)[2], uint32_t n, uint32_t *w,
                (threadIdx.x & 31) * 2 * n, w, sink);
 }
 
+/* A word of shared memory by its shared-window address. */
+__device__ __forceinline__ uint32_t ld_shared(uint32_t at) {
+    uint32_t x;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(x) : "r"(at));
+    return x;
+}
+
+/* A lane's four f32 codes as two pairs: a pair's 2n <= 64 bits come from
+ * at most three words as one 64-bit window, split by one more funnel shift
+ * (was one window per code: 13 of the lossy decoder's ~50 instructions per
+ * value, run s185). Words past the subchunk's last hold no bits of the
+ * pair: clamping their addresses keeps the loads inside it, unpredicated. */
 __device__ void unpack_lane(const uint32_t *w, uint32_t n, uint32_t (&t)[4]) {
     const uint32_t mask = n == 32 ? ~0u : (1u << n) - 1;
+    const uint32_t base = (uint32_t)__cvta_generic_to_shared(w),
+                   end = base + 16 * n - 4; /* the last of 4n words */
     uint32_t p = (threadIdx.x & 31) * 4 * n;
 #pragma unroll
-    for (int e = 0; e < 4; e++, p += n) {
-        const uint32_t q = p >> 5, sh = p & 31;
-        const uint32_t hi = sh + n > 32 ? w[q + 1] : 0;
-        t[e] = __funnelshift_r(w[q], hi, sh) & mask;
+    for (int e = 0; e < 4; e += 2, p += 2 * n) {
+        const uint32_t at = base + (p >> 5) * 4, sh = p & 31;
+        const uint32_t w0 = ld_shared(at), w1 = ld_shared(min(at + 4, end)),
+                       w2 = ld_shared(min(at + 8, end));
+        const uint32_t lo = __funnelshift_r(w0, w1, sh),
+                       hi = __funnelshift_r(w1, w2, sh);
+        t[e] = lo & mask;
+        t[e + 1] = __funnelshift_rc(lo, hi, n) & mask;
     }
 }
 
