@@ -429,9 +429,11 @@ static uint32_t reference_quant32(uint32_t bits, sleek_q32 q) {
     return bits >> 31 ? 2 * mag - 1 : 2 * mag;
 }
 
+/* Also the CPU encoder's binary64 form (sleek_quant32_host). */
 static uint32_t quant32_mismatches(uint32_t bits, sleek_q32 q) {
     const uint32_t code = sleek_quant32(bits, q);
     return (code != reference_quant32(bits, q)) +
+           (sleek_quant32_host(bits, q, sleek_host_scale(q.k1)) != code) +
            (sleek_dequant32(sleek_quant32(sleek_dequant32(code, q), q), q) !=
             sleek_dequant32(code, q));
 }
@@ -617,6 +619,24 @@ static uint64_t bin_mismatches64(uint64_t code, sleek_q64 q) {
            sleek_dequant64(code, q);
 }
 
+/* The CPU encoder's sleek_quant32_host against sleek_quant32 on a strided
+ * scan of all bit patterns at the extreme and some middle exponents (the
+ * reference test above covers every exponent at the rounding points). */
+static void test_quant32_host_scan(void) {
+    const int32_t ks[] = {SLEEK_Q32_KMIN, -127, -126, -30, 0, SLEEK_Q32_KMAX};
+    uint64_t bad = 0;
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        const sleek_q32 q = sleek_q32_make(ks[i]);
+        const double scale = sleek_host_scale(q.k1);
+        for (uint64_t b = ks[i] & 0xFF; b < ((uint64_t)1 << 32); b += 251)
+            bad += sleek_quant32_host((uint32_t)b, q, scale) !=
+                   sleek_quant32((uint32_t)b, q);
+    }
+    tu_context("binary64 form of the f32 quantizer, strided scan");
+    CHECK_EQ_U64(bad, 0);
+    cases_run++;
+}
+
 static void test_dequant_bin(void) {
     tu_rng r = tu_rng_make(37);
     uint64_t bad = 0, direct32 = 0, direct64 = 0;
@@ -674,6 +694,7 @@ int main(void) {
     test_quant64_reference();
     test_dequant_checked();
     test_dequant_bin();
+    test_quant32_host_scan();
     test_hash_single_bit_flips();
     test_hash_double_bit_flips();
     test_hash_word_swaps();

@@ -107,9 +107,8 @@ static void unpack64(const uint64_t *in, uint32_t nvals, uint32_t n,
     }
 }
 
-/* Per-value mapping. The lossless one ignores q. */
-#define MAP_FWD(W, lossless, q, x)                                             \
-    ((lossless) ? sleek_fwd##W(x) : sleek_quant##W((x), (q)))
+#define QUANT32(x, q, scale) sleek_quant32_host((x), (q), (scale))
+#define QUANT64(x, q, scale) ((void)(scale), sleek_quant64((x), (q)))
 
 /* Encode/decode one chunk for one word type. Buffers are memcpy'd through
  * word arrays so unaligned user pointers are fine. */
@@ -123,6 +122,7 @@ static void unpack64(const uint64_t *in, uint32_t nvals, uint32_t n,
         int32_t k = 0;                                                         \
         sleek_mapping(h, &lossless, &k);                                       \
         const sleek_q##W q = sleek_q##W##_make(lossless ? 0 : k);              \
+        const double fscale = sleek_host_scale(q.k1);                          \
         const uint64_t raw = nvalues * (W / 8);                                \
         uint8_t *out = dst + SLEEK_WIDTHS_BYTES;                               \
         for (uint32_t s = 0; s < SLEEK_SUBS; s++) {                            \
@@ -133,11 +133,17 @@ static void unpack64(const uint64_t *in, uint32_t nvals, uint32_t n,
                     : 0;                                                       \
             memcpy(vals, (const uint8_t *)src + first * (W / 8),               \
                    (size_t)have * (W / 8));                                    \
+            /* padding: +0.0, which both mappings send to 0 */                 \
+            memset(vals + have, 0, (size_t)(V - have) * (W / 8));              \
+            if (lossless)                                                      \
+                for (uint32_t i = 0; i < V; i++)                               \
+                    vals[i] = sleek_fwd##W(vals[i]);                           \
+            else                                                               \
+                for (uint32_t i = 0; i < V; i++)                               \
+                    vals[i] = QUANT##W(vals[i], q, fscale);                    \
             T maxv = 0;                                                        \
-            for (uint32_t i = 0; i < V; i++) {                                 \
-                vals[i] = i < have ? MAP_FWD(W, lossless, q, vals[i]) : 0;     \
+            for (uint32_t i = 0; i < V; i++)                                   \
                 maxv |= vals[i];                                               \
-            }                                                                  \
             uint32_t n = sleek_width##W(maxv);                                 \
             dst[s] = (uint8_t)n;                                               \
             size_t bytes = sleek_sub_packed_bytes(W / 8, n);                   \

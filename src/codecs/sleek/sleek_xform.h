@@ -222,6 +222,38 @@ static FZ_HD uint64_t sleek_quant64(uint64_t bits, sleek_q64 q) {
     return sleek_fold64(mag, bits >> 63);
 }
 
+#if !defined(__CUDACC__)
+/* 2^-k1 as a double (k1 = k + 1 within [-1073, 971]: a normal double). */
+static inline double sleek_host_scale(int32_t k1) {
+    const uint64_t bits = (uint64_t)(1023 - k1) << 52;
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+/* sleek_quant32 with the bin computed in binary64, which the compiler
+ * vectorizes (the integer form needs a shift count per lane): for a
+ * normal |v| < T, x = |v| * 2^-k1 is exact in binary64 (|v| >= 2^-126 and
+ * 2^-k1 >= 2^-104 keep it normal), x < 2^24, so x + 0.5 is exact too and
+ * the truncating conversion gives floor(x + 1/2), the integer form's
+ * rounding. Values at or above T (inf and NaN too) take 0 instead, so that
+ * the conversion stays defined (their bin is not used) with no float
+ * compare, which would keep the compiler from vectorizing. The CPU encoder's
+ * form; test_xform holds it equal to sleek_quant32. */
+static inline uint32_t sleek_quant32_host(uint32_t bits, sleek_q32 q,
+                                          double scale) {
+    const uint32_t B = 1u << 23, abs = bits & 0x7FFFFFFFu;
+    const uint32_t below = abs < q.threshold ? abs : 0; /* x < 2^24 */
+    float f;
+    memcpy(&f, &below, sizeof f);
+    const uint32_t bin = (uint32_t)(int32_t)((double)f * scale + 0.5);
+    uint32_t mag = abs >= q.threshold ? abs - q.threshold + B : bin;
+    if (abs < B) /* zero, or a subnormal kept exact */
+        mag = abs ? q.lmax + abs : 0;
+    return sleek_fold32(mag, bits >> 31);
+}
+#endif
+
 #if defined(__CUDACC__)
 /* sleek_quant32 / 64 as the GPU encoders run it: the bin from the float
  * pipes instead of shifts (the integer unit was the encoder's busiest
