@@ -222,13 +222,48 @@ static FZ_HD uint64_t sleek_quant64(uint64_t bits, sleek_q64 q) {
     return sleek_fold64(mag, bits >> 63);
 }
 
+/* Bits of a float / double and back (no conversion). */
+static FZ_HD uint32_t sleek_f32_bits(float f) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(f);
+#else
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+#endif
+}
+static FZ_HD float sleek_f32_from_bits(uint32_t b) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(b);
+#else
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+#endif
+}
+static FZ_HD uint64_t sleek_f64_bits(double f) {
+#if defined(__CUDA_ARCH__)
+    return (uint64_t)__double_as_longlong(f);
+#else
+    uint64_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+#endif
+}
+static FZ_HD double sleek_f64_from_bits(uint64_t b) {
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double((long long)b);
+#else
+    double f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+#endif
+}
+
 #if !defined(__CUDACC__)
 /* 2^-k1 as a double (k1 = k + 1 within [-1073, 971]: a normal double). */
 static inline double sleek_host_scale(int32_t k1) {
-    const uint64_t bits = (uint64_t)(1023 - k1) << 52;
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
+    return sleek_f64_from_bits((uint64_t)(1023 - k1) << 52);
 }
 
 /* sleek_quant32 with the bin computed in binary64, which the compiler
@@ -244,9 +279,8 @@ static inline uint32_t sleek_quant32_host(uint32_t bits, sleek_q32 q,
                                           double scale) {
     const uint32_t B = 1u << 23, abs = bits & 0x7FFFFFFFu;
     const uint32_t below = abs < q.threshold ? abs : 0; /* x < 2^24 */
-    float f;
-    memcpy(&f, &below, sizeof f);
-    const uint32_t bin = (uint32_t)(int32_t)((double)f * scale + 0.5);
+    const double x = (double)sleek_f32_from_bits(below) * scale;
+    const uint32_t bin = (uint32_t)(int32_t)(x + 0.5);
     uint32_t mag = abs >= q.threshold ? abs - q.threshold + B : bin;
     if (abs < B) /* zero, or a subnormal kept exact */
         mag = abs ? q.lmax + abs : 0;
@@ -376,44 +410,6 @@ static FZ_HD uint64_t sleek_dequant64_checked(uint64_t enc, sleek_q64 q,
                   : mag << (q.k1 + 1074);
     }
     return abs | sign << 63;
-}
-
-/* Bits of a float / double and back (no conversion). */
-static FZ_HD uint32_t sleek_f32_bits(float f) {
-#if defined(__CUDA_ARCH__)
-    return __float_as_uint(f);
-#else
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-#endif
-}
-static FZ_HD float sleek_f32_from_bits(uint32_t b) {
-#if defined(__CUDA_ARCH__)
-    return __uint_as_float(b);
-#else
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-#endif
-}
-static FZ_HD uint64_t sleek_f64_bits(double f) {
-#if defined(__CUDA_ARCH__)
-    return (uint64_t)__double_as_longlong(f);
-#else
-    uint64_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-#endif
-}
-static FZ_HD double sleek_f64_from_bits(uint64_t b) {
-#if defined(__CUDA_ARCH__)
-    return __longlong_as_double((long long)b);
-#else
-    double f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-#endif
 }
 
 /* Codes below SLEEK_BIN_CODES are bins or zero (mag <= 2^m), the common
