@@ -331,28 +331,34 @@ __device__ void unpack_lane(const uint32_t *w, uint32_t n, uint32_t (&t)[4]) {
     }
 }
 
+/* A lane's two f64 codes, each a 64-bit window of three words, clamped to
+ * the subchunk's 2n words as for f32. */
 __device__ void unpack_lane(const uint32_t *w, uint32_t n, uint64_t (&t)[2]) {
     const uint64_t mask = n == 64 ? ~0ull : (1ull << n) - 1;
+    const uint32_t base = (uint32_t)__cvta_generic_to_shared(w),
+                   end = base + 8 * n - 4; /* the last of 2n words */
     uint32_t p = (threadIdx.x & 31) * 2 * n;
 #pragma unroll
     for (int e = 0; e < 2; e++, p += n) {
-        const uint32_t q = p >> 5, sh = p & 31;
-        const uint32_t w1 = sh + n > 32 ? w[q + 1] : 0;
-        const uint32_t w2 = sh + n > 64 ? w[q + 2] : 0;
-        const uint32_t lo = __funnelshift_r(w[q], w1, sh),
+        const uint32_t at = base + (p >> 5) * 4, sh = p & 31;
+        const uint32_t w0 = ld_shared(at), w1 = ld_shared(min(at + 4, end)),
+                       w2 = ld_shared(min(at + 8, end));
+        const uint32_t lo = __funnelshift_r(w0, w1, sh),
                        hi = __funnelshift_r(w1, w2, sh);
         t[e] = ((uint64_t)hi << 32 | lo) & mask;
     }
 }
 
-/* Store this lane's values of subchunk s (only those below nvals). */
+/* Store this lane's values of subchunk s (only those below nvals); `whole`
+ * (block-uniform): a full chunk at a 16-byte aligned `out`, where every
+ * lane's 16 bytes are one aligned store. */
 template <typename T>
 __device__ void store_lane(uint8_t *out, uint32_t nvals, int s,
-                           const T (&v)[Layout<T>::VPL]) {
+                           const T (&v)[Layout<T>::VPL], bool whole) {
     typedef Layout<T> L;
     const uint32_t i0 = s * L::V + (threadIdx.x & 31) * L::VPL;
     T *o = reinterpret_cast<T *>(out);
-    if (i0 + L::VPL <= nvals && ((uintptr_t)(o + i0) & 15) == 0) {
+    if (whole) {
         uint4 q;
         memcpy(&q, v, 16);
         __stcs(reinterpret_cast<uint4 *>(o + i0), q);
@@ -1041,9 +1047,10 @@ __global__ void __launch_bounds__(kThreads, 4)
                        ? region_hash<kThreads, true>(st, size, threadIdx.x)
                        : lane_hash<T>(v, nvals);
         uint8_t *out = a.dst + c * SLEEK_CHUNK_BYTES;
+        const bool whole = nvals == kChunkVals && ((uintptr_t)out & 15) == 0;
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++)
-            store_lane<T>(out, nvals, warp * kSubsPerWarp + j, v[j]);
+            store_lane<T>(out, nvals, warp * kSubsPerWarp + j, v[j], whole);
         if (bad || invalid)
             fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
         if (verify) {
