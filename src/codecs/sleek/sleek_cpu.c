@@ -217,11 +217,13 @@ static void unpack64(const uint64_t *in, uint32_t nvals, uint32_t n,
                 const F scale = sleek_bin_scale##W(q);                         \
                 for (uint32_t i = 0; i < have; i++)                            \
                     vals[i] = sleek_dequant##W##_bin(vals[i], scale);          \
+            } else if (lossless) { /* a loop of its own: vectorized */         \
+                for (uint32_t i = 0; i < have; i++)                            \
+                    vals[i] = sleek_inv##W(vals[i]);                           \
             } else {                                                           \
                 for (uint32_t i = 0; i < have; i++)                            \
-                    vals[i] = lossless ? sleek_inv##W(vals[i])                 \
-                                       : sleek_dequant##W##_checked(           \
-                                             vals[i], q, &invalid);            \
+                    vals[i] =                                                  \
+                        sleek_dequant##W##_checked(vals[i], q, &invalid);      \
             }                                                                  \
             if (invalid)                                                       \
                 return FZS_CORRUPT_CHUNK;                                      \
