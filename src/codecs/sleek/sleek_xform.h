@@ -176,6 +176,26 @@ static FZ_HD uint64_t sleek_fold64(uint64_t mag, uint64_t sign) {
     return signed_code < twice ? signed_code : twice;
 }
 
+/* A quantizer's code from its bin: the bin where |v| < T and v is normal
+ * or zero (the caller's bin is 0 for zero), the offset mapping at or
+ * above T (inf and NaN too), subnormals above the lossless range; then the
+ * sign. Every form of the quantizer (integer, and the float forms below)
+ * ends here, so they differ only in how they compute the bin. */
+static FZ_HD uint32_t sleek_code32(uint32_t bits, uint32_t bin, sleek_q32 q) {
+    const uint32_t B = 1u << 23, abs = bits & 0x7FFFFFFFu;
+    uint32_t mag = abs >= q.threshold ? abs - q.threshold + B : bin;
+    if (abs < B) /* zero, or a subnormal kept exact */
+        mag = abs ? q.lmax + abs : 0;
+    return sleek_fold32(mag, bits >> 31);
+}
+static FZ_HD uint64_t sleek_code64(uint64_t bits, uint64_t bin, sleek_q64 q) {
+    const uint64_t B = (uint64_t)1 << 52, abs = bits & 0x7FFFFFFFFFFFFFFFull;
+    uint64_t mag = abs >= q.threshold ? abs - q.threshold + B : bin;
+    if (abs < B)
+        mag = abs ? q.lmax + abs : 0;
+    return sleek_fold64(mag, bits >> 63);
+}
+
 /* Branch-free, as the GPU runs it per value. Below T, with shift = thr_e - e
  * >= 1: round(mant / 2^shift) = ((mant >> (shift - 1)) + 1) >> 1, which is
  * 0 for every shift >= 25 once the shift saturates; at or above T the
@@ -185,10 +205,7 @@ static FZ_HD uint32_t sleek_quant32(uint32_t bits, sleek_q32 q) {
     const uint32_t half_shift = q.thr_e - 1 - (abs >> 23);
     const uint32_t halves =
         sleek_shr32_sat((abs & (B - 1)) | B, half_shift) + 1;
-    uint32_t mag = abs >= q.threshold ? abs - q.threshold + B : halves >> 1;
-    if (abs < B) /* zero, or a subnormal kept exact */
-        mag = abs ? q.lmax + abs : 0;
-    return sleek_fold32(mag, bits >> 31);
+    return sleek_code32(bits, halves >> 1, q);
 }
 
 static FZ_HD uint64_t sleek_shr64_sat(uint64_t x, uint32_t s) {
@@ -216,10 +233,7 @@ static FZ_HD uint64_t sleek_quant64(uint64_t bits, sleek_q64 q) {
     const uint32_t half_shift = q.thr_e - 1 - (uint32_t)(abs >> 52);
     const uint64_t halves =
         sleek_shr64_sat((abs & (B - 1)) | B, half_shift) + 1;
-    uint64_t mag = abs >= q.threshold ? abs - q.threshold + B : halves >> 1;
-    if (abs < B) /* zero, or a subnormal kept exact */
-        mag = abs ? q.lmax + abs : 0;
-    return sleek_fold64(mag, bits >> 63);
+    return sleek_code64(bits, halves >> 1, q);
 }
 
 /* Bits of a float / double and back (no conversion). */
@@ -277,14 +291,11 @@ static inline double sleek_host_scale(int32_t k1) {
  * form; test_xform holds it equal to sleek_quant32. */
 static inline uint32_t sleek_quant32_host(uint32_t bits, sleek_q32 q,
                                           double scale) {
-    const uint32_t B = 1u << 23, abs = bits & 0x7FFFFFFFu;
+    const uint32_t abs = bits & 0x7FFFFFFFu;
     const uint32_t below = abs < q.threshold ? abs : 0; /* x < 2^24 */
     const double x = (double)sleek_f32_from_bits(below) * scale;
     const uint32_t bin = (uint32_t)(int32_t)(x + 0.5);
-    uint32_t mag = abs >= q.threshold ? abs - q.threshold + B : bin;
-    if (abs < B) /* zero, or a subnormal kept exact */
-        mag = abs ? q.lmax + abs : 0;
-    return sleek_fold32(mag, bits >> 31);
+    return sleek_code32(bits, bin, q);
 }
 #endif
 
@@ -312,42 +323,36 @@ static __device__ __forceinline__ sleek_fscale32
 sleek_fscale32_make(sleek_q32 q) {
     const int32_t a = -q.k1 / 2, b = -q.k1 - a; /* within [-52, 74] */
     sleek_fscale32 s;
-    s.a = __uint_as_float((uint32_t)(a + 127) << 23);
-    s.b = __uint_as_float((uint32_t)(b + 127) << 23);
+    s.a = sleek_f32_from_bits((uint32_t)(a + 127) << 23);
+    s.b = sleek_f32_from_bits((uint32_t)(b + 127) << 23);
     return s;
 }
 static __device__ __forceinline__ sleek_fscale64
 sleek_fscale64_make(sleek_q64 q) {
     const int32_t a = -q.k1 / 2, b = -q.k1 - a; /* within [-486, 537] */
     sleek_fscale64 s;
-    s.a = __longlong_as_double((long long)((uint64_t)(a + 1023) << 52));
-    s.b = __longlong_as_double((long long)((uint64_t)(b + 1023) << 52));
+    s.a = sleek_f64_from_bits((uint64_t)(a + 1023) << 52);
+    s.b = sleek_f64_from_bits((uint64_t)(b + 1023) << 52);
     return s;
 }
 
 static __device__ __forceinline__ uint32_t sleek_quant32_fp(uint32_t bits,
                                                             sleek_q32 q,
                                                             sleek_fscale32 s) {
-    const uint32_t B = 1u << 23, abs = bits & 0x7FFFFFFFu;
+    const uint32_t abs = bits & 0x7FFFFFFFu;
     const float x = __fmul_rn(__fmul_rn(__uint_as_float(abs), s.a), s.b);
     const uint32_t bin = __float2uint_rz(__fadd_rd(x, 0.5f));
-    uint32_t mag = abs >= q.threshold ? abs - q.threshold + B : bin;
-    if (abs < B) /* zero, or a subnormal kept exact */
-        mag = abs ? q.lmax + abs : 0;
-    return sleek_fold32(mag, bits >> 31);
+    return sleek_code32(bits, bin, q);
 }
 
 static __device__ __forceinline__ uint64_t sleek_quant64_fp(uint64_t bits,
                                                             sleek_q64 q,
                                                             sleek_fscale64 s) {
-    const uint64_t B = (uint64_t)1 << 52, abs = bits & 0x7FFFFFFFFFFFFFFFull;
+    const uint64_t abs = bits & 0x7FFFFFFFFFFFFFFFull;
     const double x =
         __dmul_rn(__dmul_rn(__longlong_as_double((long long)abs), s.a), s.b);
     const uint64_t bin = __double2ull_rz(__dadd_rd(x, 0.5));
-    uint64_t mag = abs >= q.threshold ? abs - q.threshold + B : bin;
-    if (abs < B)
-        mag = abs ? q.lmax + abs : 0;
-    return sleek_fold64(mag, bits >> 63);
+    return sleek_code64(bits, bin, q);
 }
 #endif
 
