@@ -107,6 +107,8 @@ static void unpack64(const uint64_t *in, uint32_t nvals, uint32_t n,
     }
 }
 
+/* The encoder's quantizer per width: f32's in binary64 (vectorized, with
+ * the scale 2^-k1), f64's the integer form. */
 #define QUANT32(x, q, scale) sleek_quant32_host((x), (q), (scale))
 #define QUANT64(x, q, scale) ((void)(scale), sleek_quant64((x), (q)))
 
@@ -212,14 +214,14 @@ static void unpack64(const uint64_t *in, uint32_t nvals, uint32_t n,
                 if (vals[i] != 0) /* padding must be +0.0 */                   \
                     return FZS_CORRUPT_CHUNK;                                  \
             uint32_t invalid = 0; /* a code the quantizer cannot produce */    \
-            if (!lossless && sleek_bins_direct##W(q) &&                        \
-                any < SLEEK_BIN_CODES##W) { /* all bins: branch-free */        \
+            if (lossless) {       /* a loop of its own: vectorized */          \
+                for (uint32_t i = 0; i < have; i++)                            \
+                    vals[i] = sleek_inv##W(vals[i]);                           \
+            } else if (sleek_bins_direct##W(q) &&                              \
+                       any < SLEEK_BIN_CODES##W) { /* all bins */              \
                 const F scale = sleek_bin_scale##W(q);                         \
                 for (uint32_t i = 0; i < have; i++)                            \
                     vals[i] = sleek_dequant##W##_bin(vals[i], scale);          \
-            } else if (lossless) { /* a loop of its own: vectorized */         \
-                for (uint32_t i = 0; i < have; i++)                            \
-                    vals[i] = sleek_inv##W(vals[i]);                           \
             } else {                                                           \
                 for (uint32_t i = 0; i < have; i++)                            \
                     vals[i] =                                                  \
