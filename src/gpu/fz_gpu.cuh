@@ -165,6 +165,58 @@ static __device__ __forceinline__ void fz_copy_async_wait(void) {
 #endif
 }
 
+/* mbarriers (sm_80 and later): a phase completes once `count` arrivals
+ * (and, on sm_90, the bytes a bulk copy announced) have come; arrivals
+ * release and waits acquire, so an mbarrier hands shared data from the
+ * arriving threads to the waiting ones without a block barrier. Init by one
+ * thread, then a block barrier. A waiter tracks the parity of the phase it
+ * waits for (0, 1, 0, ... per completion). */
+static __device__ __forceinline__ void fz_mbar_init(unsigned long long *bar,
+                                                    uint32_t count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const uint32_t at = (uint32_t)__cvta_generic_to_shared(bar);
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(at), "r"(count)
+                 : "memory");
+#if __CUDA_ARCH__ >= 900 /* visible to the bulk copies (async proxy) */
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+#else
+    (void)bar;
+    (void)count;
+#endif
+}
+static __device__ __forceinline__ void fz_mbar_arrive(unsigned long long *bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const uint32_t at = (uint32_t)__cvta_generic_to_shared(bar);
+    asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(at) : "memory");
+#else
+    (void)bar;
+#endif
+}
+/* Wait for the phase of *bar with this parity to complete (sm_90: try_wait,
+ * which suspends the warp for a while; sm_80: test_wait polls). */
+static __device__ __forceinline__ void fz_mbar_wait(unsigned long long *bar,
+                                                    uint32_t parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const uint32_t at = (uint32_t)__cvta_generic_to_shared(bar);
+    uint32_t done;
+    do
+        asm volatile("{ .reg .pred p;\n"
+#if __CUDA_ARCH__ >= 900
+                     "mbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n"
+#else
+                     "mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n"
+#endif
+                     "selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(at), "r"(parity)
+                     : "memory");
+    while (!done);
+#else
+    (void)bar;
+    (void)parity;
+#endif
+}
 /* Hopper bulk copies (TMA, cp.async.bulk; FZ_GPU_BULK is 1 in device code
  * for sm_90 and later): one thread moves a whole region between global and
  * shared memory, where every thread used to copy its own 16-byte pieces.
@@ -181,12 +233,6 @@ static __device__ __forceinline__ void fz_copy_async_wait(void) {
 static __device__ __forceinline__ uint32_t fz_smem_addr(const void *p) {
     return (uint32_t)__cvta_generic_to_shared(p);
 }
-/* One mbarrier per buffer, by one thread, then a block barrier. */
-static __device__ __forceinline__ void fz_mbar_init(unsigned long long *bar) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n"
-                 "fence.mbarrier_init.release.cluster;" ::"r"(fz_smem_addr(bar))
-                 : "memory");
-}
 static __device__ __forceinline__ void fz_fence_proxy_async(void) {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
@@ -197,19 +243,6 @@ static __device__ __forceinline__ void fz_mbar_expect(unsigned long long *bar,
                      fz_smem_addr(bar)),
                  "r"(bytes)
                  : "memory");
-}
-/* Wait for the phase of *bar with this parity (0, 1, 0, ...) to complete. */
-static __device__ __forceinline__ void fz_mbar_wait(unsigned long long *bar,
-                                                    uint32_t parity) {
-    uint32_t done;
-    do
-        asm volatile("{ .reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p; }"
-                     : "=r"(done)
-                     : "r"(fz_smem_addr(bar)), "r"(parity)
-                     : "memory");
-    while (!done);
 }
 static __device__ __forceinline__ void fz_bulk_load(void *dst, const void *src,
                                                     uint32_t bytes,
@@ -235,12 +268,9 @@ static __device__ __forceinline__ void fz_bulk_stores_done(void) {
 }
 #else
 #define FZ_GPU_BULK 0
-static __device__ __forceinline__ void fz_mbar_init(unsigned long long *) {}
 static __device__ __forceinline__ void fz_fence_proxy_async(void) {}
 static __device__ __forceinline__ void fz_mbar_expect(unsigned long long *,
                                                       uint32_t) {}
-static __device__ __forceinline__ void fz_mbar_wait(unsigned long long *,
-                                                    uint32_t) {}
 static __device__ __forceinline__ void
 fz_bulk_load(void *, const void *, uint32_t, unsigned long long *) {}
 static __device__ __forceinline__ void fz_bulk_store(void *, const void *,
@@ -249,6 +279,11 @@ static __device__ __forceinline__ void fz_bulk_stores_read(void) {}
 static __device__ __forceinline__ void fz_bulk_stores_done(void) {}
 #endif
 
+/* A named barrier (ids 1-15; 0 is __syncthreads) for a subset of a block's
+ * warps: waits until `threads` (a multiple of 32) have arrived. */
+static __device__ __forceinline__ void fz_bar_sync(int id, int threads) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
 /* Decoupled look-back (Merrill & Garland) in two steps, so a block can do
  * useful work between them. fz_lookback_publish (one thread) announces a
  * chunk's size as soon as it is known. fz_lookback_resolve (one warp) sums

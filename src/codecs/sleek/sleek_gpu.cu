@@ -1,9 +1,11 @@
-/* SLEEK lossless, CUDA backend. Persistent blocks take 16 KiB chunks from
- * an atomic ticket; a block has 8 warps and each warp owns 4 of the 32
- * subchunks (lane L holds 16 contiguous bytes of each). Input is read once
- * and output written once; packing goes through shared memory, the output
- * offset comes from the decoupled look-back, so one kernel does it all.
- * Transforms and layout: sleek_xform.h, shared with the CPU backend. */
+/* SLEEK lossless and lossy, CUDA backend. Persistent blocks take 16 KiB
+ * chunks from an atomic ticket; a compressing block has 8 coder warps (each
+ * owns 4 of the 32 subchunks: lane L holds 16 contiguous bytes of each) and
+ * a writer warp that places and stores the encoded chunks; a decoding block
+ * has the 8 warps only. Input is read once and output written once;
+ * packing goes through shared memory, the output offset comes from the
+ * decoupled look-back, so one kernel does it all. Transforms and layout:
+ * sleek_xform.h, shared with the CPU backend. */
 #include <cuda_pipeline_primitives.h>
 
 #include "../../gpu/fz_gpu.cuh"
@@ -15,6 +17,31 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kSubsPerWarp = SLEEK_SUBS / kWarps; /* 4 */
+
+/* Compression is warp-specialized: 8 coder warps load and encode chunks,
+ * a ninth, the writer, resolves each chunk's offset by the look-back, puts
+ * its table entry and stores it, so that no coder waits for the
+ * look-back's L2 round trips (that barrier held a third of the encoder's
+ * warp samples, run s185). Buffers change hands through mbarriers
+ * (CompressShared); kBarCoders is the coders' own named barrier. */
+constexpr int kCompressThreads = kThreads + 32;
+constexpr int kWriterWarp = kWarps;
+constexpr int kBarCoders = 1;
+
+/* Threads that reduce a range together: a whole block (barrier 0), or the
+ * compression kernel's coder warps (kBarCoders). */
+struct Group {
+    int bar, threads;
+    __device__ void sync() const {
+        if (bar == 0)
+            __syncthreads();
+        else
+            fz_bar_sync(bar, threads);
+    }
+};
+__device__ Group whole_block() {
+    return Group{0, (int)blockDim.x};
+}
 
 /* Per-type constants and the shared transforms. */
 template <typename T> struct Word;
@@ -130,9 +157,9 @@ __device__ void warp_max_keys(unsigned long long *h, unsigned long long *l) {
 
 /* The block's largest keys by one atomicMax pair (a pair per warp queued
  * thousands of same-address atomics at the L2 at the end of a pass). Every
- * thread of the block calls it, once per kernel. */
+ * thread of the group (warps 0 up) calls it, once per kernel. */
 __device__ void publish_keys(fz_gpu_scratch *s, unsigned long long h,
-                             unsigned long long l) {
+                             unsigned long long l, const Group &g) {
     __shared__ unsigned long long part[2][32];
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     warp_max_keys(&h, &l);
@@ -140,10 +167,10 @@ __device__ void publish_keys(fz_gpu_scratch *s, unsigned long long h,
         part[0][warp] = h;
         part[1][warp] = l;
     }
-    __syncthreads();
+    g.sync();
     if (warp != 0)
         return;
-    const bool mine = lane < blockDim.x / 32;
+    const bool mine = lane < g.threads / 32;
     h = mine ? part[0][lane] : 0;
     l = mine ? part[1][lane] : 0;
     warp_max_keys(&h, &l);
@@ -158,16 +185,16 @@ __device__ void publish_keys(fz_gpu_scratch *s, unsigned long long h,
  * 0's fence and count: CUDA's threadFenceReduction pattern), so that one
  * kernel's last block can do what a one-thread kernel after it did. The
  * last block clears the count for the call's next kernel. */
-__device__ bool last_block(fz_gpu_scratch *s) {
+__device__ bool last_block(fz_gpu_scratch *s, const Group &g) {
     __shared__ unsigned int last;
-    __syncthreads();
+    g.sync();
     if (threadIdx.x == 0) {
         __threadfence();
         last = atomicAdd(&s->blocks_done, 1u) == gridDim.x - 1;
         if (last)
             s->blocks_done = 0;
     }
-    __syncthreads();
+    g.sync();
     return last;
 }
 
@@ -181,7 +208,7 @@ template <typename T> struct RangeKeys {
         lo_inv = inv > lo_inv ? inv : lo_inv;
     }
     __device__ void publish(fz_gpu_scratch *s) const {
-        publish_keys(s, hi, lo_inv);
+        publish_keys(s, hi, lo_inv, whole_block());
     }
 };
 
@@ -197,9 +224,9 @@ template <> struct TrackedRange<uint32_t> {
         lo = fminf(lo, f);
         hi = fmaxf(hi, f);
     }
-    __device__ void publish(fz_gpu_scratch *s) const {
+    __device__ void publish(fz_gpu_scratch *s, const Group &g) const {
         publish_keys(s, order_key(__float_as_uint(hi)),
-                     (uint32_t)~order_key(__float_as_uint(lo)));
+                     (uint32_t)~order_key(__float_as_uint(lo)), g);
     }
 };
 /* Double fmin/fmax cost about ten instructions each (NaN quieting); a
@@ -211,9 +238,9 @@ template <> struct TrackedRange<uint64_t> {
         lo = f < lo ? f : lo;
         hi = f > hi ? f : hi;
     }
-    __device__ void publish(fz_gpu_scratch *s) const {
+    __device__ void publish(fz_gpu_scratch *s, const Group &g) const {
         publish_keys(s, order_key((uint64_t)__double_as_longlong(hi)),
-                     ~order_key((uint64_t)__double_as_longlong(lo)));
+                     ~order_key((uint64_t)__double_as_longlong(lo)), g);
     }
 };
 
@@ -503,22 +530,24 @@ __device__ void warp_sum_into(uint32_t h, uint32_t *acc) {
         atomicAdd(acc, h);
 }
 
-/* Copy `bytes` (a multiple of 4) from shared to global: 16-byte pieces when
- * aligned, else 8-byte, and the odd last word of a partial last chunk. */
+/* Copy `bytes` (a multiple of 4) from shared to global by one warp:
+ * 16-byte pieces when aligned, else 8-byte, and the odd last word of a
+ * partial last chunk. */
 __device__ void copy_out(const uint8_t *buf, uint8_t *dst, uint32_t bytes) {
+    const uint32_t lane = threadIdx.x & 31;
     uint32_t done;
     if (((uintptr_t)dst & 15) == 0) {
         done = bytes / 16 * 16;
-        for (uint32_t i = threadIdx.x; i < bytes / 16; i += kThreads)
+        for (uint32_t i = lane; i < bytes / 16; i += 32)
             __stcs(reinterpret_cast<uint4 *>(dst) + i,
                    reinterpret_cast<const uint4 *>(buf)[i]);
     } else {
         done = bytes / 8 * 8;
-        for (uint32_t i = threadIdx.x; i < bytes / 8; i += kThreads)
+        for (uint32_t i = lane; i < bytes / 8; i += 32)
             reinterpret_cast<unsigned long long *>(dst)[i] =
                 reinterpret_cast<const unsigned long long *>(buf)[i];
     }
-    for (uint32_t i = done + 4 * threadIdx.x; i < bytes; i += 4 * kThreads)
+    for (uint32_t i = done + 4 * lane; i < bytes; i += 4 * 32)
         *reinterpret_cast<uint32_t *>(dst + i) =
             *reinterpret_cast<const uint32_t *>(buf + i);
 }
@@ -528,20 +557,28 @@ __device__ uint64_t chunk_raw_bytes(uint64_t original, uint64_t c) {
     return left < SLEEK_CHUNK_BYTES ? left : SLEEK_CHUNK_BYTES;
 }
 
-/* Shared memory of a compressing block. */
+/* Shared memory of a compressing block. One raw buffer and two output
+ * buffers (three 16 KiB buffers let 4 blocks share an SM): the coders read
+ * a chunk from `raw` into registers, then the next chunk loads into it
+ * while they pack this one into out[i], which the store two chunks back
+ * has freed; so a load never waits for a store, and the look-back of a
+ * chunk has until the chunk after next is packed. */
 struct __align__(16) CompressShared {
-    /* Three rotating chunk buffers: the next chunk's raw bytes arriving
-     * (bulk load, or cp.async below sm_90), this chunk (raw, then encoded in
-     * place once every thread holds its values in registers), the previous
-     * chunk's encoding waiting for its offset. Three 16 KiB buffers instead of
-     * four lets 4 blocks share an SM. */
-    uint8_t buf[3][SLEEK_WIDTHS_BYTES + SLEEK_CHUNK_BYTES + 16];
+    uint8_t raw[SLEEK_CHUNK_BYTES];
+    uint8_t out[2][SLEEK_WIDTHS_BYTES + SLEEK_CHUNK_BYTES + 16];
     uint8_t widths[SLEEK_SUBS];
-    uint32_t sink[kThreads]; /* a thread's target for atomics of 0 */
-    uint32_t payload_hash;   /* of the chunk being written, warps adding */
-    unsigned long long next; /* ticket after the current chunk */
-    unsigned long long prev_offset; /* where the previous chunk goes */
-    unsigned long long landed[3];   /* mbarrier: buf[i]'s bulk load (sm_90) */
+    uint32_t sink[kThreads];      /* a coder's target for atomics of 0 */
+    unsigned long long raw_chunk; /* raw's chunk (chunk_count: the end) */
+    unsigned long long chunk[2];  /* out[i]'s chunk (chunk_count: the end) */
+    uint32_t size[2];             /* its encoded size */
+    uint32_t hash[2];             /* its payload's hash sum, warps adding */
+    /* Handoffs, each completing once per chunk: `full` (coder warp 0's 32
+     * lanes; on sm_90 also the bulk load's bytes): raw_chunk and its bytes
+     * are in `raw`; sized[i] (coder 0): chunk[i] and size[i] are set, the
+     * writer starts the look-back; encoded[i] (all coders): out[i] and
+     * hash[i] are complete; stored[i] (the writer's lanes): out[i] may be
+     * packed again. */
+    unsigned long long full, sized[2], encoded[2], stored[2];
 };
 /* Decoding streams the next chunk in while this one is decoded (a third
  * stage was measured: no gain). */
@@ -565,10 +602,6 @@ __device__ void load16(const uint8_t *p, T (&v)[Layout<T>::VPL]) {
     memcpy(v, &q, 16);
 }
 
-__device__ unsigned long long next_ticket(const fz_gpu_args &a) {
-    return atomicAdd(&a.scratch->ticket, 1u);
-}
-
 /* Bytes [at, at + 16) of chunk `in` (raw bytes long) into the stage,
  * zeros past raw. */
 __device__ void stage_tail_piece(const uint8_t *in, uint32_t raw, uint32_t at,
@@ -581,107 +614,95 @@ __device__ void stage_tail_piece(const uint8_t *in, uint32_t raw, uint32_t at,
     *reinterpret_cast<uint4 *>(stage + at) = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-/* Compression prefetch of chunk c into `stage`. sm_90: thread 0 moves the
- * chunk's whole 16-byte pieces with one bulk load that completes on
- * *landed; the rest of a partial last chunk (the piece holding its end,
- * zeros after it) is staged by warp 0 with plain loads and stores, once
- * thread 0 has seen the stage's last bulk store done with it
- * (fz_bulk_stores_read, just before); the loop's next barrier makes them
- * visible. Older GPUs: each thread copies exactly the pieces it will read
- * (lane L of warp w: subchunks 4w..4w+3 at byte 16L) with cp.async and
- * waits for its own copies only. */
-template <typename T>
-__device__ void prefetch_raw(const fz_gpu_args &a, uint64_t c, uint8_t *stage,
-                             unsigned long long *landed) {
+__device__ unsigned long long next_ticket(const fz_gpu_args &a) {
+    return atomicAdd(&a.scratch->ticket, 1u);
+}
+
+/* Coder warp 0's load of chunk c into bs.raw (c >= chunk_count: the end
+ * mark, nothing loaded), completing bs.full. sm_90: lane 0 moves the
+ * chunk's whole 16-byte pieces with one bulk load; the rest of a partial
+ * last chunk (the piece holding its end, zeros after it) is staged by the
+ * warp's plain stores, which each lane's arrival publishes. Older GPUs: the
+ * lanes copy every piece with cp.async and wait for them before arriving.
+ * Every coder has read `raw` and fenced its reads (the caller). */
+__device__ void load_raw(const fz_gpu_args &a, CompressShared &bs,
+                         unsigned long long c) {
     const fz_header &h = a.expect;
-    if (c >= h.chunk_count) {
-        if constexpr (!FZ_GPU_BULK)
-            __pipeline_commit(); /* an empty group: wait_raw counts groups */
-        return;
-    }
-    const uint32_t raw = (uint32_t)chunk_raw_bytes(h.original_bytes, c);
-    const uint8_t *in = a.src + c * SLEEK_CHUNK_BYTES;
-    if constexpr (FZ_GPU_BULK) {
-        const uint32_t whole = raw & ~15u;
-        if (threadIdx.x == 0) {
-            fz_mbar_expect(landed, whole);
-            if (whole)
-                fz_bulk_load(stage, in, whole, landed);
+    const uint32_t lane = threadIdx.x & 31;
+    if (lane == 0)
+        bs.raw_chunk = c;
+    if (c < h.chunk_count) {
+        const uint32_t raw = (uint32_t)chunk_raw_bytes(h.original_bytes, c);
+        const uint8_t *in = a.src + c * SLEEK_CHUNK_BYTES;
+        if constexpr (FZ_GPU_BULK) {
+            const uint32_t whole = raw & ~15u;
+            if (raw != SLEEK_CHUNK_BYTES)
+                for (uint32_t at = whole + 16 * lane; at < SLEEK_CHUNK_BYTES;
+                     at += 16 * 32)
+                    stage_tail_piece(in, raw, at, bs.raw);
+            if (lane == 0) {
+                fz_mbar_expect(&bs.full, whole); /* lane 0's arrival */
+                if (whole)
+                    fz_bulk_load(bs.raw, in, whole, &bs.full);
+                return;
+            }
+        } else {
+            for (uint32_t at = 16 * lane; at < SLEEK_CHUNK_BYTES; at += 16 * 32)
+                if (at + 16 <= raw)
+                    __pipeline_memcpy_async(bs.raw + at, in + at, 16);
+                else
+                    stage_tail_piece(in, raw, at, bs.raw);
+            __pipeline_commit();
+            __pipeline_wait_prior(0);
         }
-        if (raw == SLEEK_CHUNK_BYTES || threadIdx.x >= 32)
-            return;
-        __syncwarp();
-        for (uint32_t at = whole + 16 * threadIdx.x; at < SLEEK_CHUNK_BYTES;
-             at += 16 * 32)
-            stage_tail_piece(in, raw, at, stage);
-    } else {
-        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-#pragma unroll
-        for (int j = 0; j < kSubsPerWarp; j++) {
-            const uint32_t at =
-                (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES + lane * 16;
-            if (at + 16 <= raw)
-                __pipeline_memcpy_async(stage + at, in + at, 16);
-            else
-                stage_tail_piece(in, raw, at, stage);
-        }
-        __pipeline_commit();
     }
+    fz_mbar_arrive(&bs.full);
 }
 
-/* This thread may read the chunk prefetched into buf[i] (the k-th use of
- * the buffer waits for parity k % 2, kept in *phases bit i). */
-__device__ void wait_raw(CompressShared &bs, int i, uint32_t *phases) {
-    if constexpr (FZ_GPU_BULK) {
-        fz_mbar_wait(&bs.landed[i], (*phases >> i) & 1u);
-        *phases ^= 1u << i;
-    } else {
-        __pipeline_wait_prior(1); /* all but the latest prefetch landed */
-    }
-}
-
-/* The deferred half of a chunk: resolve its offset (warp 0), put its table
- * entry, then write its stored bytes. Called one iteration after the chunk
- * was encoded, so its predecessors have usually published their prefixes
- * by then. While warp 0 waits for the look-back (an L2 round trip), the
- * other warps hash the bytes into bs.payload_hash (with checksums), which
- * is complete after the barrier and cleared before the next chunk's. */
-__device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
-                            uint64_t c, uint32_t size, const uint8_t *buf,
-                            bool checksums) {
-    if ((threadIdx.x >> 5) != 0 && checksums)
-        warp_sum_into(
-            region_hash<kThreads - 32, false>(buf, size, threadIdx.x - 32),
-            &bs.payload_hash);
-    if ((threadIdx.x >> 5) == 0) {
-        unsigned long long excl = fz_lookback_resolve(a.lookback, c, size);
-        if (threadIdx.x == 0) {
-            bs.prev_offset = excl;
-            if (c == a.expect.chunk_count - 1)
+/* The writer warp: for each chunk the coders size, resolve its offset by
+ * the look-back (while they pack it), then, once it is encoded, put its
+ * table entry, store it and hand its buffer back. Stops at the end mark. */
+__device__ void write_chunks(const fz_gpu_args &a, CompressShared &bs) {
+    const uint32_t lane = threadIdx.x & 31;
+    const uint64_t count = a.expect.chunk_count;
+    for (uint32_t j = 0;; j++) {
+        const int i = j & 1;
+        const uint32_t phase = (j >> 1) & 1;
+        fz_mbar_wait(&bs.sized[i], phase);
+        const unsigned long long c = bs.chunk[i];
+        if (c >= count)
+            break;
+        const uint32_t size = bs.size[i];
+        const unsigned long long excl =
+            fz_lookback_resolve(a.lookback, c, size);
+        const uint64_t at = a.payload_off + excl;
+        fz_mbar_wait(&bs.encoded[i], phase);
+        if (lane == 0) {
+            fz_gpu_put_entry(a, c, size, bs.hash[i], size);
+            bs.hash[i] = 0;
+            if (c == count - 1)
                 a.scratch->payload_total = excl + size;
         }
+        if (at + size > a.dst_capacity) {
+            if (lane == 0)
+                fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
+        } else if (FZ_GPU_BULK &&
+                   (((uintptr_t)(a.dst + at) | size) & 15) == 0) {
+            /* one bulk store where both ends are 16-byte aligned (f32
+             * chunks but a partial last one; f64 chunks at an aligned
+             * offset) */
+            if (lane == 0) {
+                fz_bulk_store(a.dst + at, bs.out[i], size);
+                fz_bulk_stores_read();
+            }
+        } else {
+            copy_out(bs.out[i], a.dst + at, size);
+        }
+        __syncwarp();
+        fz_mbar_arrive(&bs.stored[i]);
     }
-    if constexpr (FZ_GPU_BULK)
-        fz_fence_proxy_async(); /* our stores into buf: for the bulk store */
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        fz_gpu_put_entry(a, c, size, bs.payload_hash, size);
-        bs.payload_hash = 0;
-    }
-    const uint64_t at = a.payload_off + bs.prev_offset;
-    if (at + size > a.dst_capacity) {
-        if (threadIdx.x == 0)
-            fz_gpu_fail(a.scratch, FZS_DST_TOO_SMALL);
-        return;
-    }
-    /* one bulk store where both ends are 16-byte aligned (f32 chunks but
-     * a partial last one; f64 chunks at an aligned offset), else copies */
-    if (FZ_GPU_BULK && (((uintptr_t)(a.dst + at) | size) & 15) == 0) {
-        if (threadIdx.x == 0)
-            fz_bulk_store(a.dst + at, buf, size);
-        return;
-    }
-    copy_out(buf, a.dst + at, size);
+    if (FZ_GPU_BULK && lane == 0)
+        fz_bulk_stores_done(); /* the block's shared memory stays till then */
 }
 
 /* Which compression launch: lossless or ABS (kPlain); REL on a sampled
@@ -690,10 +711,10 @@ __device__ void write_chunk(const fz_gpu_args &a, CompressShared &bs,
 enum Pass { kPlain, kTrack, kRedo };
 
 /* Transform this lane's values of its warp's subchunks in place and store
- * the subchunk widths. */
+ * the subchunk widths into `widths`. */
 template <typename T>
 __device__ void transform_lane(T (&v)[kSubsPerWarp][Layout<T>::VPL],
-                               const Map<T> &map, CompressShared &bs,
+                               const Map<T> &map, uint8_t *widths,
                                uint32_t (&width)[kSubsPerWarp]) {
     typedef Layout<T> L;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -709,7 +730,7 @@ __device__ void transform_lane(T (&v)[kSubsPerWarp][Layout<T>::VPL],
         width[j] = L::TB - (sizeof(T) == 4 ? fz_clz32((uint32_t)all)
                                            : fz_clz64((uint64_t)all));
         if (lane == 0)
-            bs.widths[warp * kSubsPerWarp + j] = (uint8_t)width[j];
+            widths[warp * kSubsPerWarp + j] = (uint8_t)width[j];
     }
 }
 
@@ -718,87 +739,95 @@ template <typename T>
 __device__ void publish_and_confirm(const fz_gpu_args &a,
                                     const TrackedRange<T> &range);
 
-/* The compression loop of one launch; QUANT: the quantizer (the lossy
- * bound resolved on the device), else the lossless transform. A template
- * parameter so that no per-value code tests the mapping. */
+/* The coder warps' loop; QUANT: the quantizer (the lossy bound resolved
+ * on the device), else the lossless transform. A template parameter so
+ * that no per-value code tests the mapping. Coder 0 takes the tickets, one
+ * chunk ahead (the atomic's latency off the path), warp 0 loads them. */
 template <typename T, bool QUANT, Pass PASS>
-__device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
+__device__ __forceinline__ void encode_chunks(const fz_gpu_args &a,
+                                              CompressShared &bs,
+                                              TrackedRange<T> *range) {
     typedef Layout<T> L;
-    extern __shared__ __align__(16) uint8_t smem_raw[];
-    CompressShared &bs = *reinterpret_cast<CompressShared *>(smem_raw);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const fz_header &h = a.expect;
     const Map<T> map(!QUANT, QUANT ? a.scratch->bound_k : 0);
     const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
-    if (threadIdx.x == 0) {
-        bs.next = next_ticket(a);
-        bs.payload_hash = 0;
-        if constexpr (FZ_GPU_BULK)
-            for (int i = 0; i < 3; i++)
-                fz_mbar_init(&bs.landed[i]);
-    }
-    __syncthreads();
-    uint64_t c = bs.next;
-    prefetch_raw<T>(a, c, bs.buf[0], &bs.landed[0]);
-    __syncthreads();
-    if (threadIdx.x == 0)
-        bs.next = next_ticket(a);
-    uint64_t prev = ~0ull; /* chunk encoded last iteration, not yet written */
-    uint32_t prev_size = 0;
-    TrackedRange<T> range;
-    uint32_t phases = 0; /* bit i: the parity of buf[i]'s next load */
     const uint32_t sink =
         (uint32_t)__cvta_generic_to_shared(&bs.sink[threadIdx.x]);
-    for (int cur = 0; c < h.chunk_count; cur = cur == 2 ? 0 : cur + 1) {
-        const int next_buf = cur == 2 ? 0 : cur + 1;
-        const int prev_buf = cur == 0 ? 2 : cur - 1;
-        if constexpr (FZ_GPU_BULK)
-            fz_fence_proxy_async(); /* our reads of buf[next_buf] are over */
-        __syncthreads(); /* bs.next visible; buf[next_buf] written out */
-        const uint64_t c_next = bs.next;
-        if (FZ_GPU_BULK && threadIdx.x == 0)
-            fz_bulk_stores_read(); /* so is buf[next_buf]'s bulk store */
-        prefetch_raw<T>(a, c_next, bs.buf[next_buf], &bs.landed[next_buf]);
-        wait_raw(bs, cur, &phases); /* chunk c landed */
+    unsigned long long ticket = 0;
+    if (warp == 0) {
+        if (lane == 0)
+            ticket = next_ticket(a);
+        load_raw(a, bs, __shfl_sync(FZ_FULL_MASK, ticket, 0));
+        if (lane == 0)
+            ticket = next_ticket(a);
+    }
+    for (uint32_t j = 0;; j++) {
+        const int i = j & 1;
+        fz_mbar_wait(&bs.full, j & 1);
+        const uint64_t c = bs.raw_chunk;
+        if (c >= h.chunk_count) { /* tell the writer, after its last use */
+            if (threadIdx.x == 0) {
+                fz_mbar_wait(&bs.stored[i], ((j >> 1) & 1) ^ 1);
+                bs.chunk[i] = c;
+                fz_mbar_arrive(&bs.sized[i]);
+            }
+            break;
+        }
         const uint64_t raw = chunk_raw_bytes(h.original_bytes, c);
         const uint32_t nvals = (uint32_t)(raw / sizeof(T));
-        uint8_t *out = bs.buf[cur];
         T v[kSubsPerWarp][L::VPL];
         uint32_t width[kSubsPerWarp];
 #pragma unroll
-        for (int j = 0; j < kSubsPerWarp; j++)
-            load16<T>(out + (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES +
+        for (int k = 0; k < kSubsPerWarp; k++)
+            load16<T>(bs.raw + (warp * kSubsPerWarp + k) * SLEEK_SUB_BYTES +
                           lane * 16,
-                      v[j]);
+                      v[k]);
+        if constexpr (FZ_GPU_BULK)
+            fz_fence_proxy_async(); /* our reads of raw, before its reload */
+        /* every coder holds its values: raw takes the next chunk */
+        fz_bar_sync(kBarCoders, kThreads);
+        if (warp == 0) {
+            load_raw(a, bs, __shfl_sync(FZ_FULL_MASK, ticket, 0));
+            if (lane == 0)
+                ticket = next_ticket(a);
+        }
         if (PASS == kTrack)
-            lane_range(v, nvals, &range);
-        transform_lane<T>(v, map, bs, width);
-        /* after this barrier every thread holds its values: `out` is free */
-        __syncthreads();
+            lane_range(v, nvals, range);
+        transform_lane<T>(v, map, bs.widths, width);
+        fz_bar_sync(kBarCoders, kThreads); /* every width is in bs.widths */
         uint32_t my_off;
         uint32_t size = subchunk_offsets<T>(bs.widths[lane], &my_off);
         const bool verbatim = size >= raw;
         if (verbatim)
             size = (uint32_t)raw;
-        if (threadIdx.x == 0) {
-            bs.next = next_ticket(a); /* everyone has read it by now */
+        if (threadIdx.x == 0)
             fz_lookback_publish(a.lookback, c, size);
+        /* out[i] once the store two chunks back has read it (the first two
+         * chunks find it free: the parity before the first phase) */
+        const uint32_t free_phase = ((j >> 1) & 1) ^ 1;
+        fz_mbar_wait(&bs.stored[i], free_phase);
+        if (threadIdx.x == 0) {
+            bs.chunk[i] = c;
+            bs.size[i] = size;
+            fz_mbar_arrive(&bs.sized[i]);
         }
+        uint8_t *out = bs.out[i];
         if (verbatim) { /* what decoding returns: input or reconstruction */
 #pragma unroll
-            for (int j = 0; j < kSubsPerWarp; j++) {
+            for (int k = 0; k < kSubsPerWarp; k++) {
 #pragma unroll
                 for (int e = 0; e < L::VPL; e++)
-                    v[j][e] = map.inv(v[j][e]);
+                    v[k][e] = map.inv(v[k][e]);
                 uint4 q;
-                memcpy(&q, v[j], 16);
+                memcpy(&q, v[k], 16);
                 *reinterpret_cast<uint4 *>(
-                    out + (warp * kSubsPerWarp + j) * SLEEK_SUB_BYTES +
+                    out + (warp * kSubsPerWarp + k) * SLEEK_SUB_BYTES +
                     lane * 16) = q;
             }
         } else { /* zero this warp's region, then OR the packed bits in */
             if (warp == 0)
-                out[lane] = (uint8_t)bs.widths[lane];
+                out[lane] = bs.widths[lane];
             const int sub0 = warp * kSubsPerWarp;
             const uint32_t first = __shfl_sync(FZ_FULL_MASK, my_off, sub0);
             const uint32_t last =
@@ -807,32 +836,54 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
             zero_span<T>(out, first, last);
             __syncwarp();
 #pragma unroll
-            for (int j = 0; j < kSubsPerWarp; j++) {
+            for (int k = 0; k < kSubsPerWarp; k++) {
                 const uint32_t off =
-                    __shfl_sync(FZ_FULL_MASK, my_off, sub0 + j);
-                if (width[j])
-                    pack_lane(v[j], width[j],
+                    __shfl_sync(FZ_FULL_MASK, my_off, sub0 + k);
+                if (width[k])
+                    pack_lane(v[k], width[k],
                               reinterpret_cast<uint32_t *>(out + off), sink);
             }
         }
-        if (prev != ~0ull)
-            write_chunk(a, bs, prev, prev_size, bs.buf[prev_buf], checksums);
-        prev = c;
-        prev_size = size;
-        c = c_next;
-        if (c >= h.chunk_count) { /* the last one: write it now */
-            __syncthreads();
-            write_chunk(a, bs, prev, prev_size, bs.buf[cur], checksums);
+        /* the payload is complete after this barrier, and bs.widths has
+         * been read before the next chunk's transform writes it */
+        fz_bar_sync(kBarCoders, kThreads);
+        if (checksums)
+            warp_sum_into(region_hash<kThreads, false>(out, size, threadIdx.x),
+                          &bs.hash[i]);
+        if constexpr (FZ_GPU_BULK)
+            fz_fence_proxy_async(); /* for the bulk store */
+        fz_mbar_arrive(&bs.encoded[i]);
+    }
+}
+
+/* One compression launch: the writer warp and the coders, then (REL's
+ * tracking pass) the range of everything read. */
+template <typename T, bool QUANT, Pass PASS>
+__device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
+    extern __shared__ __align__(16) uint8_t smem_raw[];
+    CompressShared &bs = *reinterpret_cast<CompressShared *>(smem_raw);
+    if (threadIdx.x == 0) {
+        fz_mbar_init(&bs.full, 32);
+        for (int i = 0; i < 2; i++) {
+            bs.hash[i] = 0;
+            fz_mbar_init(&bs.sized[i], 1);
+            fz_mbar_init(&bs.encoded[i], kThreads);
+            fz_mbar_init(&bs.stored[i], 32);
         }
     }
-    if (FZ_GPU_BULK && threadIdx.x == 0)
-        fz_bulk_stores_done(); /* the block's shared memory stays till then */
+    __syncthreads();
+    if ((threadIdx.x >> 5) == kWriterWarp) {
+        write_chunks(a, bs);
+        return;
+    }
+    TrackedRange<T> range;
+    encode_chunks<T, QUANT, PASS>(a, bs, &range);
     if (PASS == kTrack)
         publish_and_confirm(a, range);
 }
 
 template <typename T, bool LOSSY, Pass PASS = kPlain>
-__global__ void __launch_bounds__(kThreads, 4)
+__global__ void __launch_bounds__(kCompressThreads, 4)
     sleek_compress_kernel(const fz_gpu_args a) {
     if (PASS == kRedo && !a.scratch->redo)
         return;
@@ -920,7 +971,7 @@ __global__ void __launch_bounds__(kThreads, 4)
         }
         if constexpr (FZ_GPU_BULK)
             for (int i = 0; i < kDecodeStages; i++)
-                fz_mbar_init(&bs.landed[i]);
+                fz_mbar_init(&bs.landed[i], 1);
     }
     __syncthreads();
     if (!bs.stream_ok)
@@ -1066,14 +1117,14 @@ __global__ void __launch_bounds__(kThreads, 4)
 }
 
 template <typename K>
-cudaError_t launch(K kernel, int smem, const fz_gpu_args *a, int sm_count,
-                   cudaStream_t stream) {
+cudaError_t launch(K kernel, int threads, int smem, const fz_gpu_args *a,
+                   int sm_count, cudaStream_t stream) {
     cudaError_t err = cudaFuncSetAttribute(
         kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     int per_sm = 0;
     if (err == cudaSuccess)
         err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                            kThreads, smem);
+                                                            threads, smem);
     if (err != cudaSuccess)
         return err;
     uint64_t grid = (uint64_t)sm_count * (per_sm > 0 ? per_sm : 1);
@@ -1081,7 +1132,7 @@ cudaError_t launch(K kernel, int smem, const fz_gpu_args *a, int sm_count,
         grid = a->expect.chunk_count;
     if (grid == 0)
         return cudaSuccess;
-    kernel<<<(unsigned)grid, kThreads, smem, stream>>>(*a);
+    kernel<<<(unsigned)grid, threads, smem, stream>>>(*a);
     return cudaGetLastError();
 }
 
@@ -1144,7 +1195,7 @@ __global__ void __launch_bounds__(kSampleThreads)
         range.add(
             reinterpret_cast<const T *>(a.src)[sleek_sample_index(k, n, m)]);
     range.publish(a.scratch);
-    if (last_block(a.scratch) && threadIdx.x == 0)
+    if (last_block(a.scratch, whole_block()) && threadIdx.x == 0)
         resolve(a);
 }
 
@@ -1175,14 +1226,16 @@ __device__ void confirm(const fz_gpu_args &a, bool exact) {
     s->status = FZS_OK;
 }
 
-/* The tracking pass's end: every block publishes its range, the last one
- * confirms the bound. (A launch with no chunks runs no block: then the
- * tracked range is as empty as the sample's and nothing changes.) */
+/* The tracking pass's end: every block's coders publish their range, the
+ * last block confirms the bound (the writer warp has left). (A launch with no
+ * chunks runs no block: then the tracked range is as empty as the sample's and
+ * nothing changes.) */
 template <typename T>
 __device__ void publish_and_confirm(const fz_gpu_args &a,
                                     const TrackedRange<T> &range) {
-    range.publish(a.scratch);
-    if (last_block(a.scratch) && threadIdx.x == 0)
+    const Group coders{kBarCoders, kThreads};
+    range.publish(a.scratch, coders);
+    if (last_block(a.scratch, coders) && threadIdx.x == 0)
         confirm(a, false);
 }
 
@@ -1215,7 +1268,7 @@ __global__ void __launch_bounds__(kSampleThreads)
          i < n; i += (uint64_t)gridDim.x * kSampleThreads)
         range.add(in[i]);
     range.publish(s);
-    if (!last_block(s))
+    if (!last_block(s, whole_block()))
         return;
     if (threadIdx.x == 0)
         confirm(a, true);
@@ -1232,16 +1285,16 @@ cudaError_t compress_rel(const fz_gpu_args *a, int smem, int sm_count,
                       kSampleThreads, 0, stream>>>(*a);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess)
-        err = launch(sleek_compress_kernel<T, true, kTrack>, smem, a, sm_count,
-                     stream);
+        err = launch(sleek_compress_kernel<T, true, kTrack>, kCompressThreads,
+                     smem, a, sm_count, stream);
     if (err != cudaSuccess)
         return err;
     exact_range_or_reset<T><<<4 * sm_count, kSampleThreads, 0, stream>>>(*a);
     err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
-    return launch(sleek_compress_kernel<T, true, kRedo>, smem, a, sm_count,
-                  stream);
+    return launch(sleek_compress_kernel<T, true, kRedo>, kCompressThreads, smem,
+                  a, sm_count, stream);
 }
 
 } // namespace
@@ -1258,10 +1311,10 @@ cudaError_t fz_sleek_gpu_compress(const fz_gpu_args *a, int sm_count,
     const int smem = (int)sizeof(CompressShared);
     const bool f32 = a->expect.dtype == 1;
     if (a->expect.mode == 0)
-        return f32 ? launch(sleek_compress_kernel<uint32_t, false>, smem, a,
-                            sm_count, stream)
-                   : launch(sleek_compress_kernel<uint64_t, false>, smem, a,
-                            sm_count, stream);
+        return f32 ? launch(sleek_compress_kernel<uint32_t, false>,
+                            kCompressThreads, smem, a, sm_count, stream)
+                   : launch(sleek_compress_kernel<uint64_t, false>,
+                            kCompressThreads, smem, a, sm_count, stream);
     if (a->expect.mode == 2)
         return f32 ? compress_rel<uint32_t>(a, smem, sm_count, stream)
                    : compress_rel<uint64_t>(a, smem, sm_count, stream);
@@ -1269,10 +1322,10 @@ cudaError_t fz_sleek_gpu_compress(const fz_gpu_args *a, int sm_count,
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
-    return f32 ? launch(sleek_compress_kernel<uint32_t, true>, smem, a,
-                        sm_count, stream)
-               : launch(sleek_compress_kernel<uint64_t, true>, smem, a,
-                        sm_count, stream);
+    return f32 ? launch(sleek_compress_kernel<uint32_t, true>, kCompressThreads,
+                        smem, a, sm_count, stream)
+               : launch(sleek_compress_kernel<uint64_t, true>, kCompressThreads,
+                        smem, a, sm_count, stream);
 }
 
 cudaError_t fz_sleek_gpu_decompress(const fz_gpu_args *a, int sm_count,
@@ -1280,12 +1333,12 @@ cudaError_t fz_sleek_gpu_decompress(const fz_gpu_args *a, int sm_count,
     const int smem = (int)sizeof(DecodeShared);
     const bool f32 = a->expect.dtype == 1, lossy = a->expect.mode != 0;
     if (f32)
-        return lossy ? launch(sleek_decompress_kernel<uint32_t, true>, smem, a,
-                              sm_count, stream)
-                     : launch(sleek_decompress_kernel<uint32_t, false>, smem, a,
-                              sm_count, stream);
-    return lossy ? launch(sleek_decompress_kernel<uint64_t, true>, smem, a,
-                          sm_count, stream)
-                 : launch(sleek_decompress_kernel<uint64_t, false>, smem, a,
-                          sm_count, stream);
+        return lossy ? launch(sleek_decompress_kernel<uint32_t, true>, kThreads,
+                              smem, a, sm_count, stream)
+                     : launch(sleek_decompress_kernel<uint32_t, false>,
+                              kThreads, smem, a, sm_count, stream);
+    return lossy ? launch(sleek_decompress_kernel<uint64_t, true>, kThreads,
+                          smem, a, sm_count, stream)
+                 : launch(sleek_decompress_kernel<uint64_t, false>, kThreads,
+                          smem, a, sm_count, stream);
 }
