@@ -182,7 +182,7 @@ fz_status fz_header_from_params(const fz_params *p, fz_header *h) {
     h->ndims = p->ndims;
     h->flags = (p->flags & FZ_FLAG_NO_CHECKSUM) ? 0 : FZ_HDR_FLAG_CHECKSUMS;
     /* bound 0 (and -0.0) is stored as +0; a bound of 0 means lossless */
-    h->bound_bits = lossy && p->bound != 0.0 ? fz_double_bits(p->bound) : 0;
+    h->bound_bits = lossy && p->bound != 0.0 ? fz_f64_bits(p->bound) : 0;
     /* ABS knows its enforced bound now; REL once the data's range is known
      * (the backend fills it in). */
     h->bound_eff_bits =

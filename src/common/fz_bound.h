@@ -3,15 +3,7 @@
 #ifndef FZ_BOUND_H
 #define FZ_BOUND_H
 
-#include <string.h>
-
 #include "fz_portable.h"
-
-static FZ_HD uint64_t fz_double_bits(double d) {
-    uint64_t b;
-    memcpy(&b, &d, sizeof b);
-    return b;
-}
 
 /* Absolute bound (binary64 bits) for a relative bound rel and the finite
  * values' minimum lo and maximum hi. The result never exceeds
@@ -28,14 +20,14 @@ static FZ_HD uint64_t fz_rel_abs_bound_bits(double rel, double lo, double hi) {
     const double range = hi - lo;
     uint64_t b, ulps;
     if (range <= max_double) {
-        b = fz_double_bits(rel * range);
+        b = fz_f64_bits(rel * range);
         ulps = 3;
     } else {
-        b = fz_double_bits(rel * hi - rel * lo);
+        b = fz_f64_bits(rel * hi - rel * lo);
         ulps = 4;
     }
     if ((b >> 52) >= 0x7FF) /* beyond the largest double: clamp */
-        b = fz_double_bits(max_double);
+        b = fz_f64_bits(max_double);
     return b > ulps ? b - ulps : 0;
 }
 

@@ -3,6 +3,7 @@
 #define FZ_PORTABLE_H
 
 #include <stdint.h>
+#include <string.h>
 
 /* FZ_HD marks functions compiled for both the host and the device. */
 #if defined(__CUDACC__)
@@ -51,6 +52,45 @@ static FZ_HD int fz_clz64(uint64_t x) {
     return __clzll((long long)x);
 #else
     return x ? __builtin_clzll(x) : 64;
+#endif
+}
+
+/* The bits of a float / double and back (no conversion): one definition
+ * for every codec and both backends. */
+static FZ_HD uint32_t fz_f32_bits(float f) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(f);
+#else
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+#endif
+}
+static FZ_HD float fz_f32_from_bits(uint32_t b) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(b);
+#else
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+#endif
+}
+static FZ_HD uint64_t fz_f64_bits(double f) {
+#if defined(__CUDA_ARCH__)
+    return (uint64_t)__double_as_longlong(f);
+#else
+    uint64_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+#endif
+}
+static FZ_HD double fz_f64_from_bits(uint64_t b) {
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double((long long)b);
+#else
+    double f;
+    memcpy(&f, &b, sizeof f);
+    return f;
 #endif
 }
 

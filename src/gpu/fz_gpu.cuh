@@ -221,12 +221,12 @@ static __device__ __forceinline__ void fz_mbar_wait(unsigned long long *bar,
  * for sm_90 and later): one thread moves a whole region between global and
  * shared memory, where every thread used to copy its own 16-byte pieces.
  * Both addresses and the size must be multiples of 16. Loads complete on
- * an mbarrier (one arrival, the issuing thread's fz_mbar_expect; waiters
- * then see the bytes); stores are tracked by the issuing thread's bulk
- * group. Shared memory that ordinary stores wrote, or ordinary loads read,
- * must be fenced by those threads (fz_fence_proxy_async) before a barrier
- * that precedes the bulk copy reading or overwriting it. Elsewhere (older
- * GPUs, host passes) the helpers are empty and callers take their
+ * an mbarrier (the issuing thread's fz_mbar_expect is its arrival; once the
+ * phase completes, waiters see the bytes); stores are tracked by the issuing
+ * thread's bulk group. Shared memory that ordinary stores wrote, or ordinary
+ * loads read, must be fenced by those threads (fz_fence_proxy_async) before a
+ * barrier that precedes the bulk copy reading or overwriting it. Elsewhere
+ * (older GPUs, host passes) the helpers are empty and callers take their
  * per-thread paths. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define FZ_GPU_BULK 1

@@ -28,7 +28,6 @@
 #define FALCON_XFORM_H
 
 #include <math.h>
-#include <string.h>
 
 #include "../../common/fz_hash.h"
 #include "../../common/fz_portable.h"
@@ -111,34 +110,13 @@ static FZ_HD float falcon_divf_pow10(float r, float p, float y) {
 #endif
 }
 
-static FZ_HD double falcon_as_double(uint64_t bits) {
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
-}
-static FZ_HD uint64_t falcon_double_bits(double d) {
-    uint64_t b;
-    memcpy(&b, &d, sizeof b);
-    return b;
-}
-static FZ_HD float falcon_as_float(uint32_t bits) {
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-static FZ_HD uint32_t falcon_float_bits(float f) {
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-}
-
 /* 2^23 + m as a binary32 (exact for m < 2^23) and back: the integer to
  * float conversions of the GPU's binary32 forms without a conversion
  * instruction (F2F / I2F / F2I run at a quarter of the FMA rate). */
 #define FALCON_F32_2P23 0x4B000000u /* the bits of 2^23 */
 
 static FZ_HD float falcon_u32_to_float(uint32_t m) {
-    return falcon_as_float(FALCON_F32_2P23 | m) - 0x1p23f;
+    return fz_f32_from_bits(FALCON_F32_2P23 | m) - 0x1p23f;
 }
 
 /* 10^a as a binary64, exact for 0 <= a <= 22 (every partial product is a
@@ -212,7 +190,7 @@ static FZ_HD int falcon_step64(double v, double p, uint64_t *mag) {
  * against the division. */
 static FZ_HD int falcon_reads_back64(double r, double p, double v,
                                      uint64_t bits) {
-    const double h = falcon_as_double((bits & 0x7FF0000000000000ull) -
+    const double h = fz_f64_from_bits((bits & 0x7FF0000000000000ull) -
                                       (53ull << 52)); /* ulp(v) / 2 */
     const double d = falcon_fma(-v, p, r);
     return fabs(d) < falcon_mul(h, p);
@@ -267,7 +245,7 @@ static FZ_HD int falcon_accept32(float vf, float pf, float y, uint32_t *mag) {
 #else
     const float s = fmaf(vf, pf, 0x1p23f);
 #endif
-    const uint32_t r = falcon_float_bits(s) - FALCON_F32_2P23;
+    const uint32_t r = fz_f32_bits(s) - FALCON_F32_2P23;
     if (r < FALCON_LIMIT32 && falcon_divf_pow10(s - 0x1p23f, pf, y) == vf) {
         *mag = r;
         return 1;
@@ -288,7 +266,7 @@ static FZ_HD int falcon_dp64_from(uint64_t bits, int a0, double p0,
     const uint32_t e = (uint32_t)(abs >> 52);
     if (e == 0 || e == 0x7FF) /* -0.0, subnormal, inf, NaN */
         return -1;
-    const double v = falcon_as_double(abs);
+    const double v = fz_f64_from_bits(abs);
     double p = p0;
     for (int a = a0; a <= FALCON_AMAX64; a++) {
         const int step = falcon_step64(v, p, mag);
@@ -308,7 +286,7 @@ static FZ_HD int falcon_dp32_from(uint32_t bits, int a0, double p0,
     const uint32_t e = abs >> 23;
     if (e == 0 || e == 0xFF)
         return -1;
-    const float vf = falcon_as_float(abs);
+    const float vf = fz_f32_from_bits(abs);
     double p = p0;
     for (int a = a0; a <= FALCON_AMAX32; a++) {
         const int step = falcon_step32(vf, p, mag);
@@ -347,7 +325,7 @@ static FZ_HD int falcon_fits64(uint64_t bits, double p, uint64_t *mag) {
     const int trivial = falcon_trivial64(bits);
     if (trivial >= 0)
         return trivial;
-    return falcon_step64(falcon_as_double(bits & 0x7FFFFFFFFFFFFFFFull), p,
+    return falcon_step64(fz_f64_from_bits(bits & 0x7FFFFFFFFFFFFFFFull), p,
                          mag) > 0;
 }
 /* The GPU's form: the same answer and integer (falcon_accept64). */
@@ -357,7 +335,7 @@ static FZ_HD int falcon_fits64_gpu(uint64_t bits, double p, uint64_t *mag) {
     if (trivial >= 0)
         return trivial;
     const uint64_t abs = bits & 0x7FFFFFFFFFFFFFFFull;
-    return falcon_accept64(falcon_as_double(abs), abs, p, mag);
+    return falcon_accept64(fz_f64_from_bits(abs), abs, p, mag);
 }
 
 /* The reference (falcon_step32, used by the CPU) and the GPU's form
@@ -370,7 +348,7 @@ static FZ_HD int falcon_fits32(uint32_t bits, double p, uint32_t *mag) {
     const uint32_t e = abs >> 23;
     if (e == 0 || e == 0xFF)
         return 0;
-    return falcon_step32(falcon_as_float(abs), p, mag) > 0;
+    return falcon_step32(fz_f32_from_bits(abs), p, mag) > 0;
 }
 static FZ_HD int falcon_fits32_by(uint32_t bits, float p, float y,
                                   uint32_t *mag) {
@@ -382,7 +360,7 @@ static FZ_HD int falcon_fits32_by(uint32_t bits, float p, float y,
         return 0;
     /* inf and NaN need no test: s is inf or NaN, whose bits give r >= 2^23
      * (falcon_accept32), rejected with the limit */
-    return falcon_accept32(falcon_as_float(abs), p, y, mag);
+    return falcon_accept32(fz_f32_from_bits(abs), p, y, mag);
 }
 
 /* ------------------------------------------------------- chunk decision */
@@ -548,13 +526,13 @@ static FZ_HD uint32_t falcon_unzz32(uint32_t z) {
 /* Case 1: the value's integer at p = 10^scale. */
 static FZ_HD uint64_t falcon_fwd64_case1(uint64_t bits, double p) {
     const uint64_t mag = (uint64_t)falcon_round(
-        falcon_mul(falcon_as_double(bits & 0x7FFFFFFFFFFFFFFFull), p));
+        falcon_mul(fz_f64_from_bits(bits & 0x7FFFFFFFFFFFFFFFull), p));
     return (bits >> 63) ? (uint64_t)0 - mag : mag;
 }
 
 static FZ_HD uint32_t falcon_fwd32_case1(uint32_t bits, double p) {
     const uint32_t mag = (uint32_t)falcon_round(
-        falcon_mul((double)falcon_as_float(bits & 0x7FFFFFFFu), p));
+        falcon_mul((double)fz_f32_from_bits(bits & 0x7FFFFFFFu), p));
     return (bits >> 31) ? 0u - mag : mag;
 }
 
@@ -574,7 +552,7 @@ static FZ_HD uint64_t falcon_inv64(uint64_t s, uint32_t scale, double p) {
         return falcon_unzz64(s);
     const int neg = (int64_t)s < 0;
     const uint64_t mag = neg ? (uint64_t)0 - s : s;
-    const uint64_t abs = falcon_double_bits(falcon_div((double)mag, p));
+    const uint64_t abs = fz_f64_bits(falcon_div((double)mag, p));
     return mag ? abs | (uint64_t)neg << 63 : 0;
 }
 /* Case 1 integer back to bits by the division (the CPU) or, with y =
@@ -586,7 +564,7 @@ static FZ_HD uint32_t falcon_inv32(uint32_t s, uint32_t scale, double p) {
         return falcon_unzz32(s);
     const int neg = (int32_t)s < 0;
     const uint32_t mag = neg ? 0u - s : s;
-    const uint32_t abs = falcon_float_bits(falcon_divf((float)mag, (float)p));
+    const uint32_t abs = fz_f32_bits(falcon_divf((float)mag, (float)p));
     return mag ? abs | (uint32_t)neg << 31 : 0;
 }
 static FZ_HD uint32_t falcon_inv32_by(uint32_t s, uint32_t scale, float p,
@@ -596,7 +574,7 @@ static FZ_HD uint32_t falcon_inv32_by(uint32_t s, uint32_t scale, float p,
     const int neg = (int32_t)s < 0;
     const uint32_t mag = neg ? 0u - s : s;
     const uint32_t abs =
-        falcon_float_bits(falcon_divf_pow10(falcon_u32_to_float(mag), p, y));
+        fz_f32_bits(falcon_divf_pow10(falcon_u32_to_float(mag), p, y));
     return mag ? abs | (uint32_t)neg << 31 : 0;
 }
 

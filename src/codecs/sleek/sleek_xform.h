@@ -16,8 +16,6 @@
 #ifndef SLEEK_XFORM_H
 #define SLEEK_XFORM_H
 
-#include <string.h>
-
 #include "../../common/fz_portable.h"
 
 #define SLEEK_CODEC_ID 1u
@@ -236,48 +234,10 @@ static FZ_HD uint64_t sleek_quant64(uint64_t bits, sleek_q64 q) {
     return sleek_code64(bits, halves >> 1, q);
 }
 
-/* Bits of a float / double and back (no conversion). */
-static FZ_HD uint32_t sleek_f32_bits(float f) {
-#if defined(__CUDA_ARCH__)
-    return __float_as_uint(f);
-#else
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-#endif
-}
-static FZ_HD float sleek_f32_from_bits(uint32_t b) {
-#if defined(__CUDA_ARCH__)
-    return __uint_as_float(b);
-#else
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-#endif
-}
-static FZ_HD uint64_t sleek_f64_bits(double f) {
-#if defined(__CUDA_ARCH__)
-    return (uint64_t)__double_as_longlong(f);
-#else
-    uint64_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-#endif
-}
-static FZ_HD double sleek_f64_from_bits(uint64_t b) {
-#if defined(__CUDA_ARCH__)
-    return __longlong_as_double((long long)b);
-#else
-    double f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-#endif
-}
-
 #if !defined(__CUDACC__)
 /* 2^-k1 as a double (k1 = k + 1 within [-1073, 971]: a normal double). */
 static inline double sleek_host_scale(int32_t k1) {
-    return sleek_f64_from_bits((uint64_t)(1023 - k1) << 52);
+    return fz_f64_from_bits((uint64_t)(1023 - k1) << 52);
 }
 
 /* sleek_quant32 with the bin computed in binary64, which the compiler
@@ -293,7 +253,7 @@ static inline uint32_t sleek_quant32_host(uint32_t bits, sleek_q32 q,
                                           double scale) {
     const uint32_t abs = bits & 0x7FFFFFFFu;
     const uint32_t below = abs < q.threshold ? abs : 0; /* x < 2^24 */
-    const double x = (double)sleek_f32_from_bits(below) * scale;
+    const double x = (double)fz_f32_from_bits(below) * scale;
     const uint32_t bin = (uint32_t)(int32_t)(x + 0.5);
     return sleek_code32(bits, bin, q);
 }
@@ -323,16 +283,16 @@ static __device__ __forceinline__ sleek_fscale32
 sleek_fscale32_make(sleek_q32 q) {
     const int32_t a = -q.k1 / 2, b = -q.k1 - a; /* within [-52, 74] */
     sleek_fscale32 s;
-    s.a = sleek_f32_from_bits((uint32_t)(a + 127) << 23);
-    s.b = sleek_f32_from_bits((uint32_t)(b + 127) << 23);
+    s.a = fz_f32_from_bits((uint32_t)(a + 127) << 23);
+    s.b = fz_f32_from_bits((uint32_t)(b + 127) << 23);
     return s;
 }
 static __device__ __forceinline__ sleek_fscale64
 sleek_fscale64_make(sleek_q64 q) {
     const int32_t a = -q.k1 / 2, b = -q.k1 - a; /* within [-486, 537] */
     sleek_fscale64 s;
-    s.a = sleek_f64_from_bits((uint64_t)(a + 1023) << 52);
-    s.b = sleek_f64_from_bits((uint64_t)(b + 1023) << 52);
+    s.a = fz_f64_from_bits((uint64_t)(a + 1023) << 52);
+    s.b = fz_f64_from_bits((uint64_t)(b + 1023) << 52);
     return s;
 }
 
@@ -434,18 +394,18 @@ static FZ_HD int sleek_bins_direct64(sleek_q64 q) {
 }
 /* 2^k1, for sleek_bins_direct mappings */
 static FZ_HD float sleek_bin_scale32(sleek_q32 q) {
-    return sleek_f32_from_bits((uint32_t)(q.k1 + 127) << 23);
+    return fz_f32_from_bits((uint32_t)(q.k1 + 127) << 23);
 }
 static FZ_HD double sleek_bin_scale64(sleek_q64 q) {
-    return sleek_f64_from_bits((uint64_t)(q.k1 + 1023) << 52);
+    return fz_f64_from_bits((uint64_t)(q.k1 + 1023) << 52);
 }
 static FZ_HD uint32_t sleek_dequant32_bin(uint32_t enc, float scale) {
     const uint32_t sign = enc & 1u, mag = (enc >> 1) + sign;
-    return sleek_f32_bits((float)mag * scale) | sign << 31;
+    return fz_f32_bits((float)mag * scale) | sign << 31;
 }
 static FZ_HD uint64_t sleek_dequant64_bin(uint64_t enc, double scale) {
     const uint64_t sign = enc & 1u, mag = (enc >> 1) + sign;
-    return sleek_f64_bits((double)mag * scale) | sign << 63;
+    return fz_f64_bits((double)mag * scale) | sign << 63;
 }
 
 /* Dequantization of a code the caller knows to be valid. */
