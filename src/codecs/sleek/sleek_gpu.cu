@@ -771,6 +771,11 @@ __device__ __forceinline__ void encode_chunks(const fz_gpu_args &a,
                 fz_mbar_wait(&bs.stored[i], ((j >> 1) & 1) ^ 1);
                 bs.chunk[i] = c;
                 fz_mbar_arrive(&bs.sized[i]);
+                /* the tracking pass: the last chunk stored, so its table
+                 * entry is in before the range check (thread 0 counts the
+                 * block) can reset the call's table sum for a redo */
+                if (PASS == kTrack && j > 0)
+                    fz_mbar_wait(&bs.stored[i ^ 1], ((j - 1) >> 1) & 1);
             }
             break;
         }
@@ -1227,9 +1232,9 @@ __device__ void confirm(const fz_gpu_args &a, bool exact) {
 }
 
 /* The tracking pass's end: every block's coders publish their range, the
- * last block confirms the bound (the writer warp has left). (A launch with no
- * chunks runs no block: then the tracked range is as empty as the sample's and
- * nothing changes.) */
+ * last block confirms the bound (every block's writer has stored its last
+ * chunk: encode_chunks). (A launch with no chunks runs no block: then the
+ * tracked range is as empty as the sample's and nothing changes.) */
 template <typename T>
 __device__ void publish_and_confirm(const fz_gpu_args &a,
                                     const TrackedRange<T> &range) {
