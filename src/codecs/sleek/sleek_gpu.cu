@@ -486,9 +486,8 @@ __device__ uint32_t piece_hash(const uint8_t *buf, uint32_t i) {
  * positions from its start: 16-byte pieces, then the last words. The
  * decoder (kUnrolled) runs the pieces' loop to its bound unrolled, every
  * load issued before the first term (lossy decompression +0-1.5%, run
- * s113); the encoder, whose warps 1-7 hash in the look-back's shadow,
- * keeps the loop that stops at the last piece (unrolled was 0.5-1.5%
- * slower there). */
+ * s113); the encoder's writer warp (NT = 32) keeps the loop that stops
+ * at the last piece. */
 template <uint32_t NT, bool kUnrolled>
 __device__ uint32_t region_hash(const uint8_t *buf, uint32_t bytes,
                                 uint32_t t) {
@@ -521,13 +520,6 @@ __device__ uint32_t block_sum_to_thread0(uint32_t x, uint32_t *sm) {
         for (int w = 0; w < kWarps; w++)
             total += sm[w];
     return total;
-}
-
-/* A warp's sum of h, added into *acc (shared) by its lane 0. */
-__device__ void warp_sum_into(uint32_t h, uint32_t *acc) {
-    h = __reduce_add_sync(FZ_FULL_MASK, h);
-    if ((threadIdx.x & 31) == 0)
-        atomicAdd(acc, h);
 }
 
 /* Copy `bytes` (a multiple of 4) from shared to global by one warp:
@@ -571,12 +563,11 @@ struct __align__(16) CompressShared {
     unsigned long long raw_chunk; /* raw's chunk (chunk_count: the end) */
     unsigned long long chunk[2];  /* out[i]'s chunk (chunk_count: the end) */
     uint32_t size[2];             /* its encoded size */
-    uint32_t hash[2];             /* its payload's hash sum, warps adding */
     /* Handoffs, each completing once per chunk: `full` (coder warp 0's 32
      * lanes; on sm_90 also the bulk load's bytes): raw_chunk and its bytes
      * are in `raw`; sized[i] (coder 0): chunk[i] and size[i] are set, the
-     * writer starts the look-back; encoded[i] (all coders): out[i] and
-     * hash[i] are complete; stored[i] (the writer's lanes): out[i] may be
+     * writer starts the look-back; encoded[i] (all coders): out[i] is
+     * complete; stored[i] (the writer's lanes): out[i] may be
      * packed again. */
     unsigned long long full, sized[2], encoded[2], stored[2];
 };
@@ -614,7 +605,7 @@ __device__ void stage_tail_piece(const uint8_t *in, uint32_t raw, uint32_t at,
     *reinterpret_cast<uint4 *>(stage + at) = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-__device__ unsigned long long next_ticket(const fz_gpu_args &a) {
+__device__ uint32_t next_ticket(const fz_gpu_args &a) {
     return atomicAdd(&a.scratch->ticket, 1u);
 }
 
@@ -665,6 +656,7 @@ __device__ void load_raw(const fz_gpu_args &a, CompressShared &bs,
 __device__ void write_chunks(const fz_gpu_args &a, CompressShared &bs) {
     const uint32_t lane = threadIdx.x & 31;
     const uint64_t count = a.expect.chunk_count;
+    const bool checksums = a.expect.flags & FZ_HDR_FLAG_CHECKSUMS;
     for (uint32_t j = 0;; j++) {
         const int i = j & 1;
         const uint32_t phase = (j >> 1) & 1;
@@ -677,9 +669,12 @@ __device__ void write_chunks(const fz_gpu_args &a, CompressShared &bs) {
             fz_lookback_resolve(a.lookback, c, size);
         const uint64_t at = a.payload_off + excl;
         fz_mbar_wait(&bs.encoded[i], phase);
+        uint32_t hash = 0;
+        if (checksums)
+            hash = __reduce_add_sync(
+                FZ_FULL_MASK, region_hash<32, false>(bs.out[i], size, lane));
         if (lane == 0) {
-            fz_gpu_put_entry(a, c, size, bs.hash[i], size);
-            bs.hash[i] = 0;
+            fz_gpu_put_entry(a, c, size, hash, size);
             if (c == count - 1)
                 a.scratch->payload_total = excl + size;
         }
@@ -751,10 +746,9 @@ __device__ __forceinline__ void encode_chunks(const fz_gpu_args &a,
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const fz_header &h = a.expect;
     const Map<T> map(!QUANT, QUANT ? a.scratch->bound_k : 0);
-    const bool checksums = h.flags & FZ_HDR_FLAG_CHECKSUMS;
     const uint32_t sink =
         (uint32_t)__cvta_generic_to_shared(&bs.sink[threadIdx.x]);
-    unsigned long long ticket = 0;
+    uint32_t ticket = 0; /* the scratch's ticket counter is 32-bit */
     if (warp == 0) {
         if (lane == 0)
             ticket = next_ticket(a);
@@ -849,12 +843,9 @@ __device__ __forceinline__ void encode_chunks(const fz_gpu_args &a,
                               reinterpret_cast<uint32_t *>(out + off), sink);
             }
         }
-        /* the payload is complete after this barrier, and bs.widths has
-         * been read before the next chunk's transform writes it */
-        fz_bar_sync(kBarCoders, kThreads);
-        if (checksums)
-            warp_sum_into(region_hash<kThreads, false>(out, size, threadIdx.x),
-                          &bs.hash[i]);
+        /* no barrier here: the writer hashes out[i] once every coder has
+         * arrived, and bs.widths, read above, is written again only after
+         * the next chunk's first barrier */
         if constexpr (FZ_GPU_BULK)
             fz_fence_proxy_async(); /* for the bulk store */
         fz_mbar_arrive(&bs.encoded[i]);
@@ -870,7 +861,6 @@ __device__ __forceinline__ void compress_chunks(const fz_gpu_args &a) {
     if (threadIdx.x == 0) {
         fz_mbar_init(&bs.full, 32);
         for (int i = 0; i < 2; i++) {
-            bs.hash[i] = 0;
             fz_mbar_init(&bs.sized[i], 1);
             fz_mbar_init(&bs.encoded[i], kThreads);
             fz_mbar_init(&bs.stored[i], 32);
