@@ -402,10 +402,7 @@ static void group_invalid(void) {
     cases_run++;
 }
 
-static const struct {
-    const char *name;
-    void (*run)(void);
-} groups[] = {
+static const tu_group groups[] = {
     {"roundtrip", group_roundtrip}, {"special", group_special},
     {"choice", group_choice},       {"smallest", group_smallest},
     {"threads", group_threads},     {"file", group_file},
@@ -413,21 +410,6 @@ static const struct {
 };
 
 int main(int argc, char **argv) {
-    const size_t count = sizeof groups / sizeof groups[0];
-    int found = argc < 2;
-    for (size_t i = 0; i < count; i++)
-        if (argc < 2 || strcmp(argv[1], groups[i].name) == 0) {
-            found = 1;
-            groups[i].run();
-        }
-    if (!found) {
-        fprintf(stderr, "usage: %s [GROUP]; groups:", argv[0]);
-        for (size_t i = 0; i < count; i++)
-            fprintf(stderr, " %s", groups[i].name);
-        fprintf(stderr, "\n");
-        return 2;
-    }
-    printf("test_auto%s%s: %u cases passed\n", argc > 1 ? " " : "",
-           argc > 1 ? argv[1] : "", cases_run);
-    return 0;
+    return tu_run_groups(argc, argv, "test_auto", groups,
+                         sizeof groups / sizeof groups[0], &cases_run, NULL);
 }

@@ -975,12 +975,7 @@ static void group_invalid(void) {
                  FZ_ERR_INVALID_ARGUMENT);
 }
 
-typedef struct named_group {
-    const char *name;
-    void (*run)(void);
-} named_group;
-
-static const named_group groups[] = {
+static const tu_group groups[] = {
     {"generators", group_generators},
     {"threshold", group_threshold},
     {"powers", group_powers},
@@ -997,23 +992,6 @@ static const named_group groups[] = {
 };
 
 int main(int argc, char **argv) {
-    const size_t count = sizeof groups / sizeof groups[0];
-    for (size_t i = 0; i < count; i++) {
-        if (argc < 2 || strcmp(argv[1], groups[i].name) == 0) {
-            groups[i].run();
-            if (argc == 2) {
-                printf("test_lossy %s: %u cases passed\n", argv[1], cases_run);
-                return 0;
-            }
-        }
-    }
-    if (argc < 2) {
-        printf("test_lossy: %u cases passed\n", cases_run);
-        return 0;
-    }
-    fprintf(stderr, "usage: %s [GROUP]; groups:", argv[0]);
-    for (size_t i = 0; i < count; i++)
-        fprintf(stderr, " %s", groups[i].name);
-    fprintf(stderr, "\n");
-    return 2;
+    return tu_run_groups(argc, argv, "test_lossy", groups,
+                         sizeof groups / sizeof groups[0], &cases_run, NULL);
 }

@@ -651,12 +651,7 @@ static void group_plans(void) {
     cases_run += 4;
 }
 
-typedef struct named_group {
-    const char *name;
-    void (*run)(void);
-} named_group;
-
-static const named_group groups[] = {
+static const tu_group groups[] = {
     {"roundtrip", group_roundtrip}, {"shapes", group_shapes},
     {"offsets", group_offsets},     {"corrupt", group_corrupt},
     {"io_errors", group_io_errors}, {"output_mode", group_output_mode},
@@ -664,29 +659,19 @@ static const named_group groups[] = {
     {"plans", group_plans},         {"large_batch", group_large_batch},
 };
 
+/* Each group starts with an empty scratch directory. */
+static void empty_dir(void) {
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -f %s/*", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(int argc, char **argv) {
-    const size_t count = sizeof groups / sizeof groups[0];
-    int found = argc < 2;
     snprintf(dir, sizeof dir, "test_stream_XXXXXX");
     CHECK(mkdtemp(dir) != NULL);
-    for (size_t i = 0; i < count; i++) {
-        if (argc < 2 || strcmp(argv[1], groups[i].name) == 0) {
-            found = 1;
-            groups[i].run();
-            char cmd[96];
-            snprintf(cmd, sizeof cmd, "rm -f %s/*", dir);
-            CHECK(system(cmd) == 0);
-        }
-    }
+    const int rc =
+        tu_run_groups(argc, argv, "test_stream", groups,
+                      sizeof groups / sizeof groups[0], &cases_run, empty_dir);
     rmdir(dir);
-    if (!found) {
-        fprintf(stderr, "usage: %s [GROUP]; groups:", argv[0]);
-        for (size_t i = 0; i < count; i++)
-            fprintf(stderr, " %s", groups[i].name);
-        fprintf(stderr, "\n");
-        return 2;
-    }
-    printf("test_stream%s%s: %u cases passed\n", argc > 1 ? " " : "",
-           argc > 1 ? argv[1] : "", cases_run);
-    return 0;
+    return rc;
 }

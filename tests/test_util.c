@@ -424,3 +424,27 @@ uint64_t tu_dbits(double d) {
     memcpy(&b, &d, sizeof b);
     return b;
 }
+
+/* ---------------------------------------------------------- test groups */
+int tu_run_groups(int argc, char **argv, const char *prog,
+                  const tu_group *groups, size_t count, const unsigned *cases,
+                  void (*after_each)(void)) {
+    int found = argc < 2;
+    for (size_t i = 0; i < count; i++)
+        if (argc < 2 || strcmp(argv[1], groups[i].name) == 0) {
+            found = 1;
+            groups[i].run();
+            if (after_each)
+                after_each();
+        }
+    if (!found) {
+        fprintf(stderr, "usage: %s [GROUP]; groups:", argv[0]);
+        for (size_t i = 0; i < count; i++)
+            fprintf(stderr, " %s", groups[i].name);
+        fprintf(stderr, "\n");
+        return 2;
+    }
+    printf("%s%s%s: %u cases passed\n", prog, argc > 1 ? " " : "",
+           argc > 1 ? argv[1] : "", *cases);
+    return 0;
+}

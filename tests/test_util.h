@@ -52,6 +52,22 @@ void tu_context(const char *fmt, ...);
                     "returned FZ_OK, expected an error");                      \
     } while (0)
 
+/* ---------------------------------------------------------- test groups */
+/* A test program's named groups of cases: `prog` runs them all, `prog NAME`
+ * runs one (a sanitizer or a quick rerun takes one at a time). */
+typedef struct tu_group {
+    const char *name;
+    void (*run)(void);
+} tu_group;
+
+/* Runs every group when there is no argument, else the group argv[1]
+ * names, calling after_each (if not NULL) after each group run; then prints
+ * "PROG[ NAME]: N cases passed" with N = *cases. Returns the exit status:
+ * 0, or 2 after a usage line listing the groups for an unknown name. */
+int tu_run_groups(int argc, char **argv, const char *prog,
+                  const tu_group *groups, size_t count, const unsigned *cases,
+                  void (*after_each)(void));
+
 /* ------------------------------------------------------------------ PRNG */
 typedef struct tu_rng {
     uint64_t state;

@@ -590,12 +590,7 @@ static void group_auto(void) {
     free(field);
 }
 
-typedef struct named_group {
-    const char *name;
-    void (*run)(void);
-} named_group;
-
-static const named_group groups[] = {
+static const tu_group groups[] = {
     {"boundaries", group_boundaries},
     {"streams", group_streams},
     {"errors", group_errors},
@@ -612,22 +607,6 @@ int main(int argc, char **argv) {
         printf("test_gpu_pipeline: no usable CUDA GPU, skipped\n");
         return 77;
     }
-    const size_t count = sizeof groups / sizeof groups[0];
-    int found = argc < 2;
-    for (size_t i = 0; i < count; i++) {
-        if (argc < 2 || strcmp(argv[1], groups[i].name) == 0) {
-            found = 1;
-            groups[i].run();
-        }
-    }
-    if (!found) {
-        fprintf(stderr, "usage: %s [GROUP]; groups:", argv[0]);
-        for (size_t i = 0; i < count; i++)
-            fprintf(stderr, " %s", groups[i].name);
-        fprintf(stderr, "\n");
-        return 2;
-    }
-    printf("test_gpu_pipeline%s%s: %u cases passed\n", argc > 1 ? " " : "",
-           argc > 1 ? argv[1] : "", cases_run);
-    return 0;
+    return tu_run_groups(argc, argv, "test_gpu_pipeline", groups,
+                         sizeof groups / sizeof groups[0], &cases_run, NULL);
 }

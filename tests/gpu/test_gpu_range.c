@@ -240,34 +240,17 @@ static void group_damage(void) {
     }
 }
 
-typedef struct named_group {
-    const char *name;
-    void (*run)(void);
-} named_group;
-
-static const named_group groups[] = {
+static const tu_group groups[] = {
     {"codecs", group_codecs},
     {"invalid", group_invalid},
     {"damage", group_damage},
 };
 
 int main(int argc, char **argv) {
-    const size_t count = sizeof groups / sizeof groups[0];
     if (fz_gpu_count() == 0) {
         printf("SKIP: no CUDA GPU available (fz_gpu_count() == 0)\n");
         return 77;
     }
-    int found = argc < 2;
-    for (size_t i = 0; i < count; i++)
-        if (argc < 2 || strcmp(argv[1], groups[i].name) == 0) {
-            found = 1;
-            groups[i].run();
-        }
-    if (!found) {
-        fprintf(stderr, "usage: %s [codecs|invalid|damage]\n", argv[0]);
-        return 2;
-    }
-    printf("test_gpu_range%s%s: %u cases passed\n", argc > 1 ? " " : "",
-           argc > 1 ? argv[1] : "", cases_run);
-    return 0;
+    return tu_run_groups(argc, argv, "test_gpu_range", groups,
+                         sizeof groups / sizeof groups[0], &cases_run, NULL);
 }
