@@ -1209,11 +1209,7 @@ static void test_planes(void) {
     }
 }
 
-typedef void (*test_fn)(void);
-static const struct {
-    const char *name;
-    test_fn fn;
-} groups[] = {
+static const tu_group groups[] = {
     {"decimal_exact", test_decimal_exact},
     {"decimal_random", test_decimal_random},
     {"decimal_f32_sweep", test_decimal_f32_sweep},
@@ -1236,17 +1232,6 @@ static const struct {
 };
 
 int main(int argc, char **argv) {
-    const size_t ngroups = sizeof groups / sizeof groups[0];
-    int ran = 0;
-    for (size_t g = 0; g < ngroups; g++)
-        if (argc < 2 || strcmp(argv[1], groups[g].name) == 0) {
-            groups[g].fn();
-            ran = 1;
-        }
-    if (!ran) {
-        fprintf(stderr, "unknown group %s\n", argv[1]);
-        return 2;
-    }
-    printf("test_falcon: %u cases passed\n", cases_run);
-    return 0;
+    return tu_run_groups(argc, argv, "test_falcon", groups,
+                         sizeof groups / sizeof groups[0], &cases_run, NULL);
 }

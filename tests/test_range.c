@@ -234,25 +234,12 @@ static void test_files(void) {
     remove(cut);
 }
 
+static const tu_group groups[] = {{"codecs", test_codecs},
+                                  {"invalid", test_invalid},
+                                  {"damage", test_damage},
+                                  {"files", test_files}};
+
 int main(int argc, char **argv) {
-    const struct {
-        const char *name;
-        void (*run)(void);
-    } groups[] = {{"codecs", test_codecs},
-                  {"invalid", test_invalid},
-                  {"damage", test_damage},
-                  {"files", test_files}};
-    const size_t count = sizeof groups / sizeof groups[0];
-    int ran = 0;
-    for (size_t g = 0; g < count; g++)
-        if (argc < 2 || strcmp(argv[1], groups[g].name) == 0) {
-            groups[g].run();
-            ran = 1;
-        }
-    if (!ran) {
-        fprintf(stderr, "test_range: unknown group '%s'\n", argv[1]);
-        return 2;
-    }
-    printf("test_range: %u cases passed\n", cases_run);
-    return 0;
+    return tu_run_groups(argc, argv, "test_range", groups,
+                         sizeof groups / sizeof groups[0], &cases_run, NULL);
 }
