@@ -806,39 +806,36 @@ static void group_zeroruns(void) {
     zero_runs_damage();
 }
 
+static void group_all_exceptions(void) {
+    group_exceptions();
+    group_exception_damage();
+}
+
+static const tu_group groups[] = {
+    {"shapes", group_shapes},
+    {"options", group_options},
+    {"large", group_large},
+    {"book", group_book},
+    {"damage", group_damage},
+    {"rle", group_rle},
+    {"v1", group_v1},
+    {"exceptions", group_all_exceptions},
+    {"dropped", group_dropped},
+    {"long", group_long},
+    {"zeroruns", group_zeroruns},
+};
+
 int main(int argc, char **argv) {
     if (fz_gpu_count() == 0) {
         printf("SKIP: no CUDA GPU available (fz_gpu_count() == 0)\n");
         return 77;
     }
-    const char *group = argc > 1 ? argv[1] : "all";
-    const int all = !strcmp(group, "all");
-    if (all || !strcmp(group, "shapes"))
-        group_shapes();
-    if (all || !strcmp(group, "options"))
-        group_options();
-    if (all || !strcmp(group, "large"))
-        group_large();
-    if (all || !strcmp(group, "book"))
-        group_book();
-    if (all || !strcmp(group, "damage"))
-        group_damage();
-    if (all || !strcmp(group, "rle"))
-        group_rle();
-    if (all || !strcmp(group, "v1"))
-        group_v1();
-    if (all || !strcmp(group, "exceptions")) {
-        group_exceptions();
-        group_exception_damage();
+    if (argc > 1 && strcmp(argv[1], "zeroruns-smooth") == 0) {
+        zero_runs_smooth(); /* a part of zeroruns small enough for racecheck */
+        printf("test_gpu_lorenzo zeroruns-smooth: %u cases passed\n",
+               cases_run);
+        return 0;
     }
-    if (all || !strcmp(group, "dropped"))
-        group_dropped();
-    if (all || !strcmp(group, "long"))
-        group_long();
-    if (all || !strcmp(group, "zeroruns"))
-        group_zeroruns();
-    if (!strcmp(group, "zeroruns-smooth")) /* small enough for racecheck */
-        zero_runs_smooth();
-    printf("test_gpu_lorenzo %s: %u cases passed\n", group, cases_run);
-    return 0;
+    return tu_run_groups(argc, argv, "test_gpu_lorenzo", groups,
+                         sizeof groups / sizeof groups[0], &cases_run, NULL);
 }
