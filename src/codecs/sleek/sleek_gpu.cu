@@ -1,11 +1,11 @@
 /* SLEEK lossless and lossy, CUDA backend. Persistent blocks take 16 KiB
  * chunks from an atomic ticket; a compressing block has 8 coder warps (each
  * owns 4 of the 32 subchunks: lane L holds 16 contiguous bytes of each) and
- * a writer warp that places and stores the encoded chunks; a decoding block
- * has the 8 warps only. Input is read once and output written once;
- * packing goes through shared memory, the output offset comes from the
- * decoupled look-back, so one kernel does it all. Transforms and layout:
- * sleek_xform.h, shared with the CPU backend. */
+ * a writer warp that hashes, places and stores the encoded chunks; a
+ * decoding block has the 8 warps only. Input is read once and output
+ * written once; packing goes through shared memory, the output offset comes
+ * from the decoupled look-back, so one kernel does it all. Transforms and
+ * layout: sleek_xform.h, shared with the CPU backend. */
 #include <cuda_pipeline_primitives.h>
 
 #include "../../gpu/fz_gpu.cuh"
@@ -19,11 +19,12 @@ constexpr int kWarps = kThreads / 32;
 constexpr int kSubsPerWarp = SLEEK_SUBS / kWarps; /* 4 */
 
 /* Compression is warp-specialized: 8 coder warps load and encode chunks,
- * a ninth, the writer, resolves each chunk's offset by the look-back, puts
- * its table entry and stores it, so that no coder waits for the
- * look-back's L2 round trips (that barrier held a third of the encoder's
- * warp samples, run s185). Buffers change hands through mbarriers
- * (CompressShared); kBarCoders is the coders' own named barrier. */
+ * a ninth, the writer, resolves each chunk's offset by the look-back,
+ * hashes it, puts its table entry and stores it, so that no coder waits
+ * for the look-back's L2 round trips (that barrier held a third of the
+ * encoder's warp samples, run s185). Buffers change hands through
+ * mbarriers (CompressShared); kBarCoders is the coders' own named
+ * barrier. */
 constexpr int kCompressThreads = kThreads + 32;
 constexpr int kWriterWarp = kWarps;
 constexpr int kBarCoders = 1;
