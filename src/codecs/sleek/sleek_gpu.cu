@@ -568,8 +568,8 @@ struct __align__(16) CompressShared {
      * lanes; on sm_90 also the bulk load's bytes): raw_chunk and its bytes
      * are in `raw`; sized[i] (coder 0): chunk[i] and size[i] are set, the
      * writer starts the look-back; encoded[i] (all coders): out[i] is
-     * complete; stored[i] (the writer's lanes): out[i] may be
-     * packed again. */
+     * complete; stored[i] (the writer's lanes): out[i]'s table entry is in
+     * and out[i] may be packed again. */
     unsigned long long full, sized[2], encoded[2], stored[2];
 };
 /* Decoding streams the next chunk in while this one is decoded (a third
