@@ -133,6 +133,13 @@ static __device__ __forceinline__ void fz_prefetch_l2(const void *p) {
 #endif
 }
 
+#if defined(__CUDA_ARCH__)
+/* A shared-memory pointer as the 32-bit address PTX takes. */
+static __device__ __forceinline__ uint32_t fz_smem_addr(const void *p) {
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+#endif
+
 /* Asynchronous copies of 4, 8 or 16 bytes from global into shared memory
  * (cp.async, sm_80 and later): the bytes do not pass through registers, so
  * a lane can have a whole chunk's pieces in flight at once where loads
@@ -146,7 +153,7 @@ static __device__ __forceinline__ void fz_copy_async(void *dst,
     static_assert(kBytes == 4 || kBytes == 8 || kBytes == 16,
                   "cp.async copies 4, 8 or 16 bytes");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const uint32_t to = (uint32_t)__cvta_generic_to_shared(dst);
+    const uint32_t to = fz_smem_addr(dst);
     if (kBytes == 16) /* past the L1: read once */
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to),
                      "l"(src)
@@ -174,7 +181,7 @@ static __device__ __forceinline__ void fz_copy_async_wait(void) {
 static __device__ __forceinline__ void fz_mbar_init(unsigned long long *bar,
                                                     uint32_t count) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const uint32_t at = (uint32_t)__cvta_generic_to_shared(bar);
+    const uint32_t at = fz_smem_addr(bar);
     asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(at), "r"(count)
                  : "memory");
 #if __CUDA_ARCH__ >= 900 /* visible to the bulk copies (async proxy) */
@@ -187,7 +194,7 @@ static __device__ __forceinline__ void fz_mbar_init(unsigned long long *bar,
 }
 static __device__ __forceinline__ void fz_mbar_arrive(unsigned long long *bar) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const uint32_t at = (uint32_t)__cvta_generic_to_shared(bar);
+    const uint32_t at = fz_smem_addr(bar);
     asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(at) : "memory");
 #else
     (void)bar;
@@ -198,7 +205,7 @@ static __device__ __forceinline__ void fz_mbar_arrive(unsigned long long *bar) {
 static __device__ __forceinline__ void fz_mbar_wait(unsigned long long *bar,
                                                     uint32_t parity) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const uint32_t at = (uint32_t)__cvta_generic_to_shared(bar);
+    const uint32_t at = fz_smem_addr(bar);
     uint32_t done;
     do
         asm volatile("{ .reg .pred p;\n"
@@ -230,9 +237,6 @@ static __device__ __forceinline__ void fz_mbar_wait(unsigned long long *bar,
  * per-thread paths. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define FZ_GPU_BULK 1
-static __device__ __forceinline__ uint32_t fz_smem_addr(const void *p) {
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
 static __device__ __forceinline__ void fz_fence_proxy_async(void) {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
