@@ -381,6 +381,43 @@ static inline __device__ uint64_t fz_gpu_warp_sum64(uint64_t x) {
     return ((uint64_t)hi << 32) + ((uint64_t)mid << 16) + lo;
 }
 
+/* A chunk's data checksum (fz_hash.h) as per-lane sums of the kind a
+ * stream's codec version names: terms of 32-bit words (a float32 is one,
+ * a float64 two) at word or value positions, summed in any order, then
+ * the warp's or block's total finished. The square sum is three
+ * instructions per word where the mixed terms are about eleven. */
+template <int kKind> struct fz_gpu_sum;
+template <> struct fz_gpu_sum<FZ_SUM_SQUARE> {
+    typedef uint64_t Acc;
+    static __device__ Acc term(uint32_t v, uint32_t i) {
+        return fz_qsum_value32(v, i);
+    }
+    static __device__ Acc term(uint64_t v, uint32_t i) {
+        return fz_qsum_value64(v, i);
+    }
+    static __device__ uint32_t final(uint64_t total, uint64_t words) {
+        return fz_qsum_final(total, words);
+    }
+    static __device__ uint32_t warp_final(Acc s, uint64_t words) {
+        return final(fz_gpu_warp_sum64(s), words);
+    }
+};
+template <> struct fz_gpu_sum<FZ_SUM_MIX> {
+    typedef uint32_t Acc;
+    static __device__ Acc term(uint32_t v, uint32_t i) {
+        return fz_hash_value32(v, i);
+    }
+    static __device__ Acc term(uint64_t v, uint32_t i) {
+        return fz_hash_value64(v, i);
+    }
+    static __device__ uint32_t final(uint64_t total, uint64_t words) {
+        return fz_hash_final((uint32_t)total, words);
+    }
+    static __device__ uint32_t warp_final(Acc s, uint64_t words) {
+        return final(__reduce_add_sync(FZ_FULL_MASK, s), words);
+    }
+};
+
 /* The data checksum stored in chunk c's table entry (0 without). */
 static inline __device__ uint32_t fz_gpu_entry_checksum(const fz_gpu_args &a,
                                                         uint32_t flags,

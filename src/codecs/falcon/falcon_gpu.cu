@@ -224,37 +224,8 @@ __device__ uint32_t nonzero4(uint32_t word) {
            (uint32_t)((word & 0xFF000000u) != 0) << 3;
 }
 
-/* A chunk's data checksum (fz_hash.h) as per-lane sums: the kind the
- * stream's codec version names. Version 2's square sum (what the encoders
- * write) is three instructions per word where version 1's mixed terms
- * were about eleven. */
-template <int kKind> struct ChunkSum;
-template <> struct ChunkSum<FZ_SUM_SQUARE> {
-    typedef uint64_t Acc;
-    static __device__ Acc term(uint32_t v, uint32_t i) {
-        return fz_qsum_value32(v, i);
-    }
-    static __device__ Acc term(uint64_t v, uint32_t i) {
-        return fz_qsum_value64(v, i);
-    }
-    static __device__ uint32_t warp_final(Acc s, uint64_t words) {
-        return fz_qsum_final(fz_gpu_warp_sum64(s), words);
-    }
-};
-template <> struct ChunkSum<FZ_SUM_MIX> {
-    typedef uint32_t Acc;
-    static __device__ Acc term(uint32_t v, uint32_t i) {
-        return fz_hash_value32(v, i);
-    }
-    static __device__ Acc term(uint64_t v, uint32_t i) {
-        return fz_hash_value64(v, i);
-    }
-    static __device__ uint32_t warp_final(Acc s, uint64_t words) {
-        return fz_hash_final(__reduce_add_sync(FZ_FULL_MASK, s), words);
-    }
-};
 /* what the encoders write: falcon_sum_kind(FALCON_CODEC_VERSION) */
-typedef ChunkSum<FZ_SUM_SQUARE> SquareSum;
+typedef fz_gpu_sum<FZ_SUM_SQUARE> SquareSum;
 static_assert(FALCON_CODEC_VERSION == 2, "the encoder's checksum kind");
 
 /* The data checksum of version 1 (fz_hash) of a chunk this warp has just
@@ -263,7 +234,7 @@ static_assert(FALCON_CODEC_VERSION == 2, "the encoder's checksum kind");
  * of the older version is the rare case that pays a second pass. */
 template <typename T>
 __device__ uint32_t version1_checksum(const T *out, uint32_t n) {
-    typedef ChunkSum<FZ_SUM_MIX> Sum;
+    typedef fz_gpu_sum<FZ_SUM_MIX> Sum;
     Sum::Acc s = 0;
     for (uint32_t i = threadIdx.x & 31; i < n; i += 32)
         s += Sum::term(out[i], i);
@@ -1489,8 +1460,8 @@ __device__ uint32_t ref_checksum(const uint8_t *bytes, uint64_t raw,
             hs += fz_hash_term(w, k);
     }
     return sum == FZ_SUM_SQUARE
-               ? ChunkSum<FZ_SUM_SQUARE>::warp_final(qs, raw / 4)
-               : ChunkSum<FZ_SUM_MIX>::warp_final(hs, raw / 4);
+               ? fz_gpu_sum<FZ_SUM_SQUARE>::warp_final(qs, raw / 4)
+               : fz_gpu_sum<FZ_SUM_MIX>::warp_final(hs, raw / 4);
 }
 
 template <typename T>
