@@ -603,16 +603,18 @@ static hand_chunk hand_encode(fz_dtype dtype, uint32_t n) {
     return c;
 }
 
-/* A stream of the chunk at codec version `version`: version 1 checksums
- * the decoded bytes, version 2 the stored payload. */
+/* A stream of the chunk at codec version `version`: version 1 hashes the
+ * decoded bytes, version 2 the stored payload, version 3 square-sums the
+ * stored payload (FORMAT.md section 4). */
 static uint8_t *hand_stream(const hand_chunk *c, uint32_t version,
                             uint32_t sum_xor, size_t *size) {
     fz_header h = header_for(c->dtype, c->n, 1);
     h.codec_version = version;
     const size_t bytes = c->n * tu_dtype_size(c->dtype);
     uint32_t sizes[1] = {c->size};
-    uint32_t sums[1] = {(version >= 2 ? fz_hash_bytes(c->payload, c->size)
-                                      : fz_hash_bytes(c->expect, bytes)) ^
+    uint32_t sums[1] = {(version >= 3   ? fz_qsum_bytes(c->payload, c->size)
+                         : version == 2 ? fz_hash_bytes(c->payload, c->size)
+                                        : fz_hash_bytes(c->expect, bytes)) ^
                         sum_xor};
     return build_stream(&h, sizes, sums, c->payload, size);
 }

@@ -36,7 +36,7 @@ static void inspect_case(fz_dtype dtype, uint32_t ndims, const uint64_t *dims,
     CHECK_EQ_U64(info.params.flags, flags);
     CHECK_EQ_U64(info.has_checksums, !(flags & FZ_FLAG_NO_CHECKSUM));
     CHECK_EQ_U64(info.format_version, FZ_FORMAT_VERSION);
-    CHECK_EQ_U64(info.codec_version, 2); /* sleek: payload checksums */
+    CHECK_EQ_U64(info.codec_version, 3); /* sleek: payload square sums */
     CHECK_EQ_U64(info.original_bytes, bytes);
     CHECK_EQ_U64(info.compressed_bytes, size);
     CHECK_EQ_U64(info.chunk_bytes, 16384);
@@ -440,6 +440,82 @@ static void test_gpu_exec_without_gpu(void) {
     checks_run++;
 }
 
+/* ------------------------------------------- the documented streams */
+/* The example streams of docs/FORMAT.md section 9, byte for byte: a change
+ * of the format (or of what an encoder writes) shows here and in the
+ * document together. */
+static void expect_stream_hex(const char *what, const void *src, size_t bytes,
+                              const fz_params *p, const char *hex) {
+    tu_context("FORMAT.md %s", what);
+    uint8_t stream[512];
+    size_t size = 0;
+    CHECK_OK(fz_compress(p, src, bytes, stream, sizeof stream, &size));
+    CHECK_EQ_U64(size, strlen(hex) / 2);
+    for (size_t i = 0; i < size && 2 * i + 1 < strlen(hex); i++) {
+        unsigned byte = 0;
+        CHECK(sscanf(hex + 2 * i, "%2x", &byte) == 1);
+        if (stream[i] != byte)
+            tu_context("FORMAT.md %s: byte 0x%zx", what, i);
+        CHECK_EQ_U64(stream[i], byte);
+    }
+}
+
+static void test_documented_streams(void) {
+    const float three[3] = {1.0f, -2.5f, 0.0f};
+    fz_params p = tu_params(FZ_F32, 3, 0);
+    expect_stream_hex("9.1", three, sizeof three, &p,
+                      "464c545a010080000103010001010000"
+                      "03000000000000000100000000000000"
+                      "01000000000000000100000000000000"
+                      "00000000000000000000000000000000"
+                      "00000000000000000000000000000000"
+                      "00400000000000000100000000000000"
+                      "0c000000000000000c00000000000000"
+                      "023e1986000000000000000033224436"
+                      "0c00000084c144f90000000000000000"
+                      "0000803f000020c000000000");
+    /* 9.2: +0.0, -0.0 and the smallest subnormals by their codes t */
+    const uint32_t by_t[4] = {0x00000000u, 0x80000000u, 0x00000001u,
+                              0x80000001u};
+    const int t[24] = {0, 6, 4, 2, 2, 0, 6, 4, 4, 2, 0, 6,
+                       6, 4, 2, 0, 0, 6, 4, 2, 2, 0, 6, 4};
+    uint32_t tiny[24];
+    for (int i = 0; i < 24; i++)
+        tiny[i] = by_t[t[i] / 2];
+    p = tu_params(FZ_F32, 24, 0);
+    expect_stream_hex("9.2", tiny, sizeof tiny, &p,
+                      "464c545a010080000103010001010000"
+                      "18000000000000000100000000000000"
+                      "01000000000000000100000000000000"
+                      "00000000000000000000000000000000"
+                      "00000000000000000000000000000000"
+                      "00400000000000000100000000000000"
+                      "50000000000000006000000000000000"
+                      "bd8cc42300000000000000008ff85ed6"
+                      "5000000063a7a9720000000000000000"
+                      "03000000000000000000000000000000"
+                      "00000000000000000000000000000000"
+                      "302598146c0a30259800000000000000"
+                      "00000000000000000000000000000000"
+                      "00000000000000000000000000000000");
+    const float lossy[3] = {3.14159274f, -0.0f, 1e-4f};
+    p = tu_params(FZ_F32, 3, 0);
+    p.mode = FZ_MODE_ABS;
+    p.bound = 0.001;
+    expect_stream_hex("9.3", lossy, sizeof lossy, &p,
+                      "464c545a010080000103010101010000"
+                      "03000000000000000100000000000000"
+                      "01000000000000000100000000000000"
+                      "fca9f1d24d62503f000000000000503f"
+                      "00000000000000000000000000000000"
+                      "00400000000000000100000000000000"
+                      "0c000000000000000c00000000000000"
+                      "f9a692a900000000000000006cd2e349"
+                      "0c00000085eb83fe0000000000000000"
+                      "000049400000000000000000");
+    checks_run++;
+}
+
 int main(void) {
     test_inspect_fields();
     test_inspect_errors();
@@ -453,6 +529,7 @@ int main(void) {
     test_decompress_argument_errors();
     test_capacity();
     test_gpu_exec_without_gpu();
+    test_documented_streams();
     printf("test_format: %u groups of checks passed\n", checks_run);
     return 0;
 }

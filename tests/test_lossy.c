@@ -885,57 +885,68 @@ static void group_corruption(void) {
     }
 }
 
-/* Codec version 1 streams (checksums of the decoded bytes, as earlier
- * builds wrote them) still decode to the same values, and a wrong
- * checksum is still caught. Two chunks: the first verbatim, where both
- * versions hash the same bytes, the second encoded, where they differ. */
-static void group_version1(void) {
+/* Streams of the older codec versions (as earlier builds wrote them:
+ * version 1 hashes the decoded bytes, version 2 the payloads) still decode
+ * to the same values, and a wrong checksum is still caught. Two chunks:
+ * the first verbatim, the second encoded. */
+static void old_version_case(const lossy_run *r, uint32_t version,
+                             const char *what) {
+    tu_context("version %u %s", version, what);
+    const size_t bytes = r->out.capacity;
+    uint8_t *old = (uint8_t *)tu_xmalloc(r->size);
+    memcpy(old, r->stream.data, r->size);
+    tu_sleek_to_version(old, r->size, r->out.data, version);
+    const size_t sum1 = FZ_HEADER_BYTES + 8 + 4; /* chunk 1's */
+    CHECK(memcmp(old + sum1, r->stream.data + sum1, 4) != 0);
+    fz_info info;
+    CHECK_OK(fz_inspect(old, r->size, &info));
+    CHECK_EQ_U64(info.codec_version, version);
+    tu_buf dst = tu_buf_alloc(bytes);
+    size_t got = 0;
+    const fz_decode_options o = tu_decode_opts(2, 0);
+    CHECK_OK(fz_decompress(old, r->size, dst.data, bytes, &o, &got));
+    CHECK(memcmp(dst.data, r->out.data, bytes) == 0);
+    old[r->size - 1] ^= 0x40; /* in chunk 1's last subchunk */
+    const fz_status st = fz_decompress(old, r->size, dst.data, bytes, &o, &got);
+    CHECK(st == FZ_ERR_DATA_CHECKSUM || st == FZ_ERR_CORRUPT_CHUNK);
+    /* the current version's checksums, read as the old version's, are
+     * wrong */
+    memcpy(old, r->stream.data, r->size);
+    fz_header h;
+    memset(&h, 0, sizeof h);
+    CHECK_EQ_U64(fz_header_parse(old, r->size, &h), FZS_OK);
+    CHECK_EQ_U64(h.codec_version, 3);
+    h.codec_version = version;
+    fz_header_write(&h, old);
+    CHECK_STATUS(fz_decompress(old, r->size, dst.data, bytes, &o, &got),
+                 FZ_ERR_DATA_CHECKSUM);
+    free(old);
+    tu_buf_free(&dst);
+}
+
+static void group_old_versions(void) {
     for (int ti = 0; ti < 2; ti++) {
         for (int mi = 0; mi < 3; mi++) {
             const fz_dtype t = dtypes[ti];
             const size_t n = tu_chunk_values(t) + 700;
             void *src = tu_xmalloc(n * tu_dtype_size(t));
             tu_fill(TU_GEN_PATCHWORK, t, src, n, 41);
-            tu_context("version 1 %s %s", tu_dtype_name(t),
-                       mi == 2 ? "lossless" : mode_name(modes[mi]));
             fz_params p =
                 mi == 2 ? tu_params(t, n, 0)
                         : lossy_params(t, n, modes[mi],
                                        modes[mi] == FZ_MODE_ABS ? 1e-2 : 1e-3);
+            tu_context("old versions %s %s", tu_dtype_name(t),
+                       mi == 2 ? "lossless" : mode_name(modes[mi]));
             lossy_run r = lossy_check(&p, src);
-            const size_t bytes = r.out.capacity;
-            uint8_t *v1 = (uint8_t *)tu_xmalloc(r.size);
-            memcpy(v1, r.stream.data, r.size);
-            tu_sleek_to_version1(v1, r.size, r.out.data);
-            const size_t sum1 = FZ_HEADER_BYTES + 8 + 4; /* chunk 1's */
-            CHECK(memcmp(v1 + sum1, r.stream.data + sum1, 4) != 0);
-            fz_info info;
-            CHECK_OK(fz_inspect(v1, r.size, &info));
-            CHECK_EQ_U64(info.codec_version, 1);
-            tu_buf dst = tu_buf_alloc(bytes);
-            size_t got = 0;
-            const fz_decode_options o = tu_decode_opts(2, 0);
-            CHECK_OK(fz_decompress(v1, r.size, dst.data, bytes, &o, &got));
-            CHECK(memcmp(dst.data, r.out.data, bytes) == 0);
-            v1[r.size - 1] ^= 0x40; /* in chunk 1's last subchunk */
-            const fz_status st =
-                fz_decompress(v1, r.size, dst.data, bytes, &o, &got);
-            CHECK(st == FZ_ERR_DATA_CHECKSUM || st == FZ_ERR_CORRUPT_CHUNK);
-            v1[r.size - 1] ^= 0x40;
-            /* version 2's checksums, read as version 1's, are wrong */
-            memcpy(v1, r.stream.data, r.size);
-            fz_header h;
-            memset(&h, 0, sizeof h);
-            CHECK_EQ_U64(fz_header_parse(v1, r.size, &h), FZS_OK);
-            h.codec_version = 1;
-            fz_header_write(&h, v1);
-            CHECK_STATUS(fz_decompress(v1, r.size, dst.data, bytes, &o, &got),
-                         FZ_ERR_DATA_CHECKSUM);
-            free(v1);
-            tu_buf_free(&dst);
+            char what[64];
+            snprintf(what, sizeof what, "%s %s", tu_dtype_name(t),
+                     mi == 2 ? "lossless" : mode_name(modes[mi]));
+            for (uint32_t v = 1; v <= 2; v++) {
+                old_version_case(&r, v, what);
+                cases_run++;
+            }
             lossy_free(&r);
             free(src);
-            cases_run++;
         }
     }
 }
@@ -987,7 +998,7 @@ static const tu_group groups[] = {
     {"sizes", group_sizes},
     {"determinism", group_determinism},
     {"corruption", group_corruption},
-    {"version1", group_version1},
+    {"old_versions", group_old_versions},
     {"invalid", group_invalid},
 };
 

@@ -346,12 +346,37 @@ void tu_restamp_version(uint8_t *stream, size_t size, const void *decoded,
     fz_header_write(&h, stream);
 }
 
-void tu_sleek_to_version1(uint8_t *stream, size_t size, const void *decoded) {
+/* Rewrite chunk checksums (table entries of 8 bytes) as sums of `kind`
+ * over each chunk's stored payload; the table and header hashes follow. */
+static void restamp_payload_sums(uint8_t *stream, fz_header *h,
+                                 fz_sum_kind kind) {
+    uint8_t *table = stream + FZ_HDR_BYTES;
+    const uint8_t *payload = stream + fz_payload_offset(h);
+    uint64_t at = 0;
+    for (uint64_t c = 0; c < h->chunk_count; c++) {
+        const uint32_t size = fz_load32(table + 8 * c);
+        fz_store32(table + 8 * c + 4,
+                   fz_data_checksum(kind, payload + at, size));
+        at += size;
+    }
+    h->table_hash = fz_table_hash(table, fz_table_bytes(h));
+    fz_header_write(h, stream);
+}
+
+void tu_sleek_to_version(uint8_t *stream, size_t size, const void *decoded,
+                         uint32_t version) {
     fz_header h;
     memset(&h, 0, sizeof h);
     CHECK_EQ_U64(fz_header_parse(stream, size, &h), FZS_OK);
-    CHECK(h.codec == 1 && h.codec_version == 2);
-    tu_restamp_version(stream, size, decoded, 1, FZ_SUM_MIX);
+    CHECK(h.codec == 1 && h.codec_version == 3);
+    CHECK(fz_table_entry_bytes(h.flags) == 8);
+    if (version == 1) {
+        tu_restamp_version(stream, size, decoded, 1, FZ_SUM_MIX);
+        return;
+    }
+    CHECK(version == 2);
+    h.codec_version = 2;
+    restamp_payload_sums(stream, &h, FZ_SUM_MIX);
 }
 
 fz_decode_options tu_decode_opts(int32_t threads, uint32_t flags) {

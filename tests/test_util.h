@@ -154,10 +154,13 @@ uint8_t *tu_compress(const fz_params *p, const void *src, size_t *size);
 /* Decode options: CPU, given threads and flags. */
 fz_decode_options tu_decode_opts(int32_t threads, uint32_t flags);
 
-/* Rewrite a `sleek` stream with data checksums (made by this library) as
- * codec version 1, whose checksums cover the decoded bytes: `decoded` is
- * what the stream decodes to. The streams earlier builds wrote. */
-void tu_sleek_to_version1(uint8_t *stream, size_t size, const void *decoded);
+/* Rewrite a `sleek` stream with data checksums (made by this library, so
+ * codec version 3: square sums of the payloads) as the streams earlier
+ * builds wrote: version 2 (mixed hashes of the payloads) or version 1
+ * (mixed hashes of the decoded bytes; `decoded` is what the stream decodes
+ * to, unused for version 2). */
+void tu_sleek_to_version(uint8_t *stream, size_t size, const void *decoded,
+                         uint32_t version);
 /* Rewrite a stream with checksums as codec version `version` whose data
  * checksums are of the given kind over the decoded bytes (decoded: what
  * the stream decodes to); the table and header hashes follow. */

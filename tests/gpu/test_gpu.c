@@ -8,7 +8,7 @@
  *  6. lossy modes (ABS, REL): the same bytes as the CPU, the same decoded
  *     values on both backends, every value within the bound;
  *  7. REL where the GPU's sampled bound misses: still the CPU's bytes;
- *  8. codec version 1 streams (checksums of the decoded bytes) decode.
+ *  8. codec version 1 and 2 streams (older checksums) decode.
  * Exits 77 (ctest: skipped) when no CUDA GPU is usable. */
 #include <cuda_runtime.h>
 #include <float.h>
@@ -428,38 +428,49 @@ static void test_rel_sample_misses(void) {
         }
 }
 
-/* 8: `sleek` version 1 streams, whose checksums cover the decoded bytes
- * instead of the payloads: same values on the GPU; a checksum made from
- * other values is caught. */
-static void test_version1_streams(void) {
+/* 8: `sleek` streams of the older codec versions (version 1 hashes the
+ * decoded bytes, version 2 the payloads; version 3 square-sums the
+ * payloads): same values on the GPU; a checksum made from other values is
+ * caught. */
+static void test_old_version_streams(void) {
     const fz_dtype dtypes[] = {FZ_F32, FZ_F64};
     const fz_mode modes[] = {FZ_MODE_LOSSLESS, FZ_MODE_ABS, FZ_MODE_REL};
     const double bounds[] = {0.0, 1e-3, 1e-4};
     for (int t = 0; t < 2; t++)
         for (int m = 0; m < 3; m++) {
             const size_t n = 2 * tu_chunk_values(dtypes[t]) + 777;
-            tu_context("gpu version 1 %s mode %d", tu_dtype_name(dtypes[t]),
-                       (int)modes[m]);
             gpu_case c = make_lossy_case(dtypes[t], TU_GEN_WAVE, n, 0, modes[m],
                                          bounds[m]);
-            uint8_t *v1 = (uint8_t *)tu_xmalloc(c.cpu_size);
-            memcpy(v1, c.cpu_stream, c.cpu_size);
-            tu_sleek_to_version1(v1, c.cpu_size, c.expect);
-            CHECK_OK(decode_case_on(FZ_EXEC_GPU, v1, c.cpu_size, &c, 0));
-            /* checksums of other values: chunk 1's last value changed */
+            uint8_t *old = (uint8_t *)tu_xmalloc(c.cpu_size);
+            /* other values: chunk 1's last value changed (version 1), or
+             * a payload byte of chunk 1 (version 2) */
             uint8_t *other = (uint8_t *)tu_xmalloc(c.bytes);
             memcpy(other, c.expect, c.bytes);
             other[2 * 16384 - 1] ^= 0x01;
-            memcpy(v1, c.cpu_stream, c.cpu_size);
-            tu_sleek_to_version1(v1, c.cpu_size, other);
-            CHECK_STATUS(decode_case_on(FZ_EXEC_GPU, v1, c.cpu_size, &c, 0),
-                         FZ_ERR_DATA_CHECKSUM);
-            CHECK_OK(decode_case_on(FZ_EXEC_GPU, v1, c.cpu_size, &c,
-                                    FZ_DECODE_SKIP_CHECKSUM));
+            for (uint32_t v = 1; v <= 2; v++) {
+                tu_context("gpu version %u %s mode %d", v,
+                           tu_dtype_name(dtypes[t]), (int)modes[m]);
+                memcpy(old, c.cpu_stream, c.cpu_size);
+                tu_sleek_to_version(old, c.cpu_size, c.expect, v);
+                CHECK_OK(decode_case_on(FZ_EXEC_GPU, old, c.cpu_size, &c, 0));
+                memcpy(old, c.cpu_stream, c.cpu_size);
+                if (v == 1) {
+                    tu_sleek_to_version(old, c.cpu_size, other, 1);
+                } else {
+                    old[c.cpu_size - 1] ^= 0x01; /* hashed as changed */
+                    tu_sleek_to_version(old, c.cpu_size, NULL, 2);
+                    old[c.cpu_size - 1] ^= 0x01;
+                }
+                CHECK_STATUS(
+                    decode_case_on(FZ_EXEC_GPU, old, c.cpu_size, &c, 0),
+                    FZ_ERR_DATA_CHECKSUM);
+                CHECK_OK(decode_case_on(FZ_EXEC_GPU, old, c.cpu_size, &c,
+                                        FZ_DECODE_SKIP_CHECKSUM));
+                cases_run++;
+            }
             free(other);
-            free(v1);
+            free(old);
             free_case(&c);
-            cases_run++;
         }
 }
 
@@ -480,9 +491,11 @@ static void test_errors_and_corruption(void) {
 }
 
 static const tu_group groups[] = {
-    {"cases", test_all_cases},           {"errors", test_errors_and_corruption},
-    {"lossy", test_lossy_cases},         {"rel-sample", test_rel_sample_misses},
-    {"version1", test_version1_streams},
+    {"cases", test_all_cases},
+    {"errors", test_errors_and_corruption},
+    {"lossy", test_lossy_cases},
+    {"rel-sample", test_rel_sample_misses},
+    {"old-versions", test_old_version_streams},
 };
 
 int main(int argc, char **argv) {

@@ -166,9 +166,11 @@ static void unpack64(const uint64_t *in, uint32_t nvals, uint32_t n,
             }                                                                  \
             size = (size_t)raw;                                                \
         }                                                                      \
-        /* version 2: the checksum covers the stored payload */                \
-        *checksum =                                                            \
-            h->flags & FZ_HDR_FLAG_CHECKSUMS ? fz_hash_bytes(dst, size) : 0;   \
+        /* versions 2 and 3: the checksum covers the stored payload */         \
+        *checksum = h->flags & FZ_HDR_FLAG_CHECKSUMS                           \
+                        ? fz_data_checksum(sleek_sum_kind(h->codec_version),   \
+                                           dst, size)                          \
+                        : 0;                                                   \
         return size;                                                           \
     }                                                                          \
     static int decode##W(const fz_header *h, const uint8_t *src, size_t size,  \
@@ -260,23 +262,21 @@ static int sleek_check_params(fz_header *h, const int32_t options[4]) {
     return FZS_OK;
 }
 
-/* Version 2 streams checksum the stored payload (sleek_xform.h). */
+/* Versions 2 and 3 checksum the stored payload, version 3 by square sums
+ * (sleek_xform.h). */
 static int sleek_checksum_covers_payload(const fz_header *h) {
-    return h->codec_version >= 2;
+    return sleek_payload_sums(h->codec_version);
+}
+static fz_sum_kind sleek_data_sum(const fz_header *h) {
+    return sleek_sum_kind(h->codec_version);
 }
 
 const fz_codec_cpu fz_sleek_cpu = {
-    SLEEK_CODEC_ID,
-    SLEEK_CODEC_VERSION,
-    SLEEK_CODEC_VERSION_MIN,
-    "sleek",
-    sleek_chunk_bytes,
-    sleek_encode_capacity,
-    sleek_check_header,
-    sleek_effective_bound,
-    sleek_encode_chunk,
-    sleek_decode_chunk,
-    sleek_check_params,
-    sleek_checksum_covers_payload,
-    NULL, /* data checksums: FZ_SUM_MIX */
+    SLEEK_CODEC_ID,          SLEEK_CODEC_VERSION,
+    SLEEK_CODEC_VERSION_MIN, "sleek",
+    sleek_chunk_bytes,       sleek_encode_capacity,
+    sleek_check_header,      sleek_effective_bound,
+    sleek_encode_chunk,      sleek_decode_chunk,
+    sleek_check_params,      sleek_checksum_covers_payload,
+    sleek_data_sum,
 };

@@ -50,18 +50,12 @@ template <> struct Word<uint32_t> {
     static __device__ uint32_t warp_or(uint32_t x) {
         return __reduce_or_sync(FZ_FULL_MASK, x);
     }
-    static __device__ uint32_t hash(uint32_t x, uint64_t idx) {
-        return fz_hash_value32(x, idx);
-    }
 };
 template <> struct Word<uint64_t> {
     static __device__ uint64_t warp_or(uint64_t x) {
         uint32_t lo = __reduce_or_sync(FZ_FULL_MASK, (uint32_t)x);
         uint32_t hi = __reduce_or_sync(FZ_FULL_MASK, (uint32_t)(x >> 32));
         return (uint64_t)hi << 32 | lo;
-    }
-    static __device__ uint32_t hash(uint64_t x, uint64_t idx) {
-        return fz_hash_value64(x, idx);
     }
 };
 
@@ -436,14 +430,15 @@ __device__ uint32_t lane_hash(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
         for (int j = 0; j < kSubsPerWarp; j++)
 #pragma unroll
             for (int e = 0; e < L::VPL; e++)
-                h += Word<T>::hash(v[j][e], base + j * L::V + e);
+                h += fz_gpu_sum<FZ_SUM_MIX>::term(v[j][e], base + j * L::V + e);
     } else {
 #pragma unroll
         for (int j = 0; j < kSubsPerWarp; j++)
 #pragma unroll
             for (int e = 0; e < L::VPL; e++)
                 if (base + j * L::V + e < nvals)
-                    h += Word<T>::hash(v[j][e], base + j * L::V + e);
+                    h += fz_gpu_sum<FZ_SUM_MIX>::term(v[j][e],
+                                                      base + j * L::V + e);
     }
     return h;
 }
@@ -475,48 +470,53 @@ __device__ void lane_range(const T (&v)[kSubsPerWarp][Layout<T>::VPL],
                 range->add(v[j][e]);
 }
 
-/* The checksum terms of 16-byte piece i of a shared region. */
-__device__ uint32_t piece_hash(const uint8_t *buf, uint32_t i) {
+/* The checksum terms (of kind kKind) of 16-byte piece i of a shared
+ * region. */
+template <int kKind>
+__device__ typename fz_gpu_sum<kKind>::Acc piece_sum(const uint8_t *buf,
+                                                     uint32_t i) {
+    typedef fz_gpu_sum<kKind> Sum;
     const uint4 q = reinterpret_cast<const uint4 *>(buf)[i];
-    return fz_hash_term(q.x, 4 * i) + fz_hash_term(q.y, 4 * i + 1) +
-           fz_hash_term(q.z, 4 * i + 2) + fz_hash_term(q.w, 4 * i + 3);
+    return Sum::term(q.x, 4 * i) + Sum::term(q.y, 4 * i + 1) +
+           Sum::term(q.z, 4 * i + 2) + Sum::term(q.w, 4 * i + 3);
 }
 
-/* Thread t's part (of NT threads) of the checksum of a 16-byte-aligned
- * shared region of `bytes` (a multiple of 4, at most a chunk), word
- * positions from its start: 16-byte pieces, then the last words. The
- * decoder (kUnrolled) runs the pieces' loop to its bound unrolled, every
- * load issued before the first term (lossy decompression +0-1.5%, run
- * s113); the encoder's writer warp (NT = 32) keeps the loop that stops
- * at the last piece. */
-template <uint32_t NT, bool kUnrolled>
-__device__ uint32_t region_hash(const uint8_t *buf, uint32_t bytes,
-                                uint32_t t) {
+/* Thread t's part (of NT threads) of the checksum of kind kKind of a
+ * 16-byte-aligned shared region of `bytes` (a multiple of 4, at most a
+ * chunk), word positions from its start: 16-byte pieces, then the last
+ * words. The decoder (kUnrolled) runs the pieces' loop to its bound
+ * unrolled, every load issued before the first term (lossy decompression
+ * +0-1.5%, run s113); the encoder's writer warp (NT = 32) keeps the loop
+ * that stops at the last piece. */
+template <int kKind, uint32_t NT, bool kUnrolled>
+__device__ typename fz_gpu_sum<kKind>::Acc
+region_sum(const uint8_t *buf, uint32_t bytes, uint32_t t) {
     static_assert(NT >= 3, "the last words (at most 3): one per thread");
+    typedef fz_gpu_sum<kKind> Sum;
     const uint32_t pieces = bytes / 16;
-    uint32_t h = 0;
+    typename Sum::Acc h = 0;
     if constexpr (kUnrolled) {
 #pragma unroll
         for (uint32_t r = 0; r < (SLEEK_CHUNK_BYTES / 16 + NT - 1) / NT; r++)
             if (t + r * NT < pieces)
-                h += piece_hash(buf, t + r * NT);
+                h += piece_sum<kKind>(buf, t + r * NT);
     } else {
         for (uint32_t i = t; i < pieces; i += NT)
-            h += piece_hash(buf, i);
+            h += piece_sum<kKind>(buf, i);
     }
     const uint32_t i = pieces * 4 + t;
     if (i < bytes / 4)
-        h += fz_hash_term(reinterpret_cast<const uint32_t *>(buf)[i], i);
+        h += Sum::term(reinterpret_cast<const uint32_t *>(buf)[i], i);
     return h;
 }
 
-/* Block-wide sum of one uint32 per thread, result valid in thread 0. */
-__device__ uint32_t block_sum_to_thread0(uint32_t x, uint32_t *sm) {
-    x = __reduce_add_sync(FZ_FULL_MASK, x);
+/* Block-wide sum mod 2^64 of one value per thread, valid in thread 0. */
+__device__ uint64_t block_sum_to_thread0(uint64_t x, unsigned long long *sm) {
+    x = fz_gpu_warp_sum64(x);
     if ((threadIdx.x & 31) == 0)
         sm[threadIdx.x >> 5] = x;
     __syncthreads();
-    uint32_t total = 0;
+    uint64_t total = 0;
     if (threadIdx.x == 0)
         for (int w = 0; w < kWarps; w++)
             total += sm[w];
@@ -577,7 +577,7 @@ struct __align__(16) CompressShared {
 constexpr int kDecodeStages = 2;
 struct __align__(16) DecodeShared {
     uint8_t stage[kDecodeStages][SLEEK_CHUNK_BYTES]; /* stored chunks */
-    uint32_t hash[kWarps];
+    unsigned long long hash[kWarps];           /* checksum sums of the warps */
     unsigned long long next, next_lo, next_hi; /* chunk, its offsets */
     uint32_t next_want;                        /* its stored checksum */
     uint32_t stage_size[kDecodeStages], stage_want[kDecodeStages],
@@ -651,6 +651,11 @@ __device__ void load_raw(const fz_gpu_args &a, CompressShared &bs,
     fz_mbar_arrive(&bs.full);
 }
 
+/* The checksum the encoders write: version 3's square sum of the payload. */
+constexpr int kWriteSum = FZ_SUM_SQUARE;
+typedef fz_gpu_sum<kWriteSum> WriteSum;
+static_assert(SLEEK_CODEC_VERSION == 3, "the encoder's checksum kind");
+
 /* The writer warp: for each chunk the coders size, resolve its offset by
  * the look-back (while they pack it), then, once it is encoded, put its
  * table entry, store it and hand its buffer back. Stops at the end mark. */
@@ -670,12 +675,13 @@ __device__ void write_chunks(const fz_gpu_args &a, CompressShared &bs) {
             fz_lookback_resolve(a.lookback, c, size);
         const uint64_t at = a.payload_off + excl;
         fz_mbar_wait(&bs.encoded[i], phase);
-        uint32_t hash = 0;
+        uint32_t checksum = 0;
         if (checksums)
-            hash = __reduce_add_sync(
-                FZ_FULL_MASK, region_hash<32, false>(bs.out[i], size, lane));
+            checksum = WriteSum::warp_final(
+                region_sum<kWriteSum, 32, false>(bs.out[i], size, lane),
+                size / 4);
         if (lane == 0) {
-            fz_gpu_put_entry(a, c, size, hash, size);
+            fz_gpu_put_checksum(a, c, size, checksum);
             if (c == count - 1)
                 a.scratch->payload_total = excl + size;
         }
@@ -947,31 +953,18 @@ __device__ bool prefetch_stored(const fz_gpu_args &a, const fz_header &h,
     return false;
 }
 
-template <typename T, bool LOSSY>
-__global__ void __launch_bounds__(kThreads, 4)
-    sleek_decompress_kernel(const fz_gpu_args a) {
+/* The checksums a decode loop verifies: the current version's square sums
+ * of the payload, or (kOlderSums) versions 1 and 2, told apart at run
+ * time; a loop of its own for each, so that the common one carries no
+ * other hash. */
+enum DecodeSums { kCurrentSums, kOlderSums };
+
+template <typename T, bool LOSSY, DecodeSums SUMS>
+__device__ __forceinline__ void
+decode_chunks(const fz_gpu_args &a, DecodeShared &bs, fz_gpu_ahead &ahead) {
     typedef Layout<T> L;
     constexpr uint32_t kChunkVals = SLEEK_CHUNK_BYTES / sizeof(T);
-    extern __shared__ __align__(16) uint8_t smem_raw[];
-    DecodeShared &bs = *reinterpret_cast<DecodeShared *>(smem_raw);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    fz_gpu_ahead ahead;
-    if (threadIdx.x == 0) {
-        int st = fz_gpu_check_stream(a, &bs.hdr);
-        if (st != FZS_OK)
-            fz_gpu_fail(a.scratch, st);
-        bs.stream_ok = st == FZS_OK;
-        if (st == FZS_OK) {
-            ahead.start(a, bs.hdr.flags, bs.hdr.chunk_count);
-            advance(ahead, a, bs.hdr, bs);
-        }
-        if constexpr (FZ_GPU_BULK)
-            for (int i = 0; i < kDecodeStages; i++)
-                fz_mbar_init(&bs.landed[i], 1);
-    }
-    __syncthreads();
-    if (!bs.stream_ok)
-        return;
     const fz_header &h = bs.hdr;
     int lossless;
     int32_t k;
@@ -984,7 +977,11 @@ __global__ void __launch_bounds__(kThreads, 4)
     const Map<T> map(!LOSSY || lossless, k);
     const bool bins_direct = LOSSY && !map.lossless && map.bins_direct();
     const bool verify = a.verify && (h.flags & FZ_HDR_FLAG_CHECKSUMS);
-    const bool payload_sums = h.codec_version >= 2; /* else decoded bytes */
+    /* the stream's checksums: of the payload (else the decoded bytes), and
+     * square sums (else mixed terms) */
+    const bool payload_sums =
+        SUMS == kCurrentSums || sleek_payload_sums(h.codec_version);
+    const bool square = SUMS == kCurrentSums;
     uint64_t c = bs.next;
     bool bulk = prefetch_stored(a, h, c, bs, 0); /* chunk c's */
     __pipeline_commit();
@@ -1088,11 +1085,16 @@ __global__ void __launch_bounds__(kThreads, 4)
                                                     : fz_clz64((uint64_t)all));
             }
         }
-        uint32_t hsum = 0;
-        if (verify)
-            hsum = payload_sums
-                       ? region_hash<kThreads, true>(st, size, threadIdx.x)
-                       : lane_hash<T>(v, nvals);
+        uint64_t hsum = 0;
+        if (verify) {
+            if constexpr (SUMS == kCurrentSums)
+                hsum = region_sum<kWriteSum, kThreads, true>(st, size,
+                                                             threadIdx.x);
+            else
+                hsum = payload_sums ? region_sum<FZ_SUM_MIX, kThreads, true>(
+                                          st, size, threadIdx.x)
+                                    : lane_hash<T>(v, nvals);
+        }
         uint8_t *out = a.dst + c * SLEEK_CHUNK_BYTES;
         const bool whole = nvals == kChunkVals && ((uintptr_t)out & 15) == 0;
 #pragma unroll
@@ -1101,15 +1103,47 @@ __global__ void __launch_bounds__(kThreads, 4)
         if (bad || invalid)
             fz_gpu_fail(a.scratch, FZS_CORRUPT_CHUNK);
         if (verify) {
-            uint32_t total = block_sum_to_thread0(hsum, bs.hash);
+            const uint64_t total = block_sum_to_thread0(hsum, bs.hash);
+            const uint64_t words = (payload_sums ? size : raw) / 4;
             if (threadIdx.x == 0 &&
-                fz_hash_final(total, (payload_sums ? size : raw) / 4) !=
+                (square ? WriteSum::final(total, words)
+                        : fz_gpu_sum<FZ_SUM_MIX>::final(total, words)) !=
                     bs.stage_want[s])
                 fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
         }
         c = c_next;
     }
     __pipeline_wait_prior(0);
+}
+
+/* One decompression launch: thread 0 checks the stream and starts the
+ * chunk schedule, then the decode loop of the stream's checksums. */
+template <typename T, bool LOSSY>
+__global__ void __launch_bounds__(kThreads, 4)
+    sleek_decompress_kernel(const fz_gpu_args a) {
+    extern __shared__ __align__(16) uint8_t smem_raw[];
+    DecodeShared &bs = *reinterpret_cast<DecodeShared *>(smem_raw);
+    fz_gpu_ahead ahead;
+    if (threadIdx.x == 0) {
+        int st = fz_gpu_check_stream(a, &bs.hdr);
+        if (st != FZS_OK)
+            fz_gpu_fail(a.scratch, st);
+        bs.stream_ok = st == FZS_OK;
+        if (st == FZS_OK) {
+            ahead.start(a, bs.hdr.flags, bs.hdr.chunk_count);
+            advance(ahead, a, bs.hdr, bs);
+        }
+        if constexpr (FZ_GPU_BULK)
+            for (int i = 0; i < kDecodeStages; i++)
+                fz_mbar_init(&bs.landed[i], 1);
+    }
+    __syncthreads();
+    if (!bs.stream_ok)
+        return;
+    if (sleek_sum_kind(bs.hdr.codec_version) == kWriteSum)
+        decode_chunks<T, LOSSY, kCurrentSums>(a, bs, ahead);
+    else
+        decode_chunks<T, LOSSY, kOlderSums>(a, bs, ahead);
 }
 
 template <typename K>

@@ -16,14 +16,26 @@
 #ifndef SLEEK_XFORM_H
 #define SLEEK_XFORM_H
 
+#include "../../common/fz_hash.h"
 #include "../../common/fz_portable.h"
 
 #define SLEEK_CODEC_ID 1u
-/* Version 2: a chunk's data checksum covers its stored payload (verified
- * before decoding, and cheap where the payload is small: lossy); version
- * 1, still decoded: the bytes the chunk decodes to. Chunks are identical. */
-#define SLEEK_CODEC_VERSION 2u
+/* The versions differ only in a chunk's data checksum; chunks are
+ * identical. Version 3 (written): the square sum (FORMAT.md 6.2) of the
+ * stored payload; version 2: the mixed hash (6.1) of the stored payload
+ * (verified before decoding, and cheap where the payload is small: lossy);
+ * version 1: the mixed hash of the bytes the chunk decodes to. */
+#define SLEEK_CODEC_VERSION 3u
 #define SLEEK_CODEC_VERSION_MIN 1u
+
+/* Whether a version's data checksums cover the stored payload (else the
+ * decoded bytes), and which checksum they are. */
+static FZ_HD int sleek_payload_sums(uint32_t version) {
+    return version >= 2;
+}
+static FZ_HD fz_sum_kind sleek_sum_kind(uint32_t version) {
+    return version >= 3 ? FZ_SUM_SQUARE : FZ_SUM_MIX;
+}
 #define SLEEK_CHUNK_BYTES 16384u
 #define SLEEK_SUB_BYTES 512u
 #define SLEEK_SUBS (SLEEK_CHUNK_BYTES / SLEEK_SUB_BYTES) /* 32 */
