@@ -977,11 +977,11 @@ decode_chunks(const fz_gpu_args &a, DecodeShared &bs, fz_gpu_ahead &ahead) {
     const Map<T> map(!LOSSY || lossless, k);
     const bool bins_direct = LOSSY && !map.lossless && map.bins_direct();
     const bool verify = a.verify && (h.flags & FZ_HDR_FLAG_CHECKSUMS);
-    /* the stream's checksums: of the payload (else the decoded bytes), and
-     * square sums (else mixed terms) */
+    /* the stream's checksums: of the payload (else the decoded bytes), of
+     * the loop's kind */
+    constexpr int kSum = SUMS == kCurrentSums ? kWriteSum : FZ_SUM_MIX;
     const bool payload_sums =
         SUMS == kCurrentSums || sleek_payload_sums(h.codec_version);
-    const bool square = SUMS == kCurrentSums;
     uint64_t c = bs.next;
     bool bulk = prefetch_stored(a, h, c, bs, 0); /* chunk c's */
     __pipeline_commit();
@@ -1086,15 +1086,10 @@ decode_chunks(const fz_gpu_args &a, DecodeShared &bs, fz_gpu_ahead &ahead) {
             }
         }
         uint64_t hsum = 0;
-        if (verify) {
-            if constexpr (SUMS == kCurrentSums)
-                hsum = region_sum<kWriteSum, kThreads, true>(st, size,
-                                                             threadIdx.x);
-            else
-                hsum = payload_sums ? region_sum<FZ_SUM_MIX, kThreads, true>(
-                                          st, size, threadIdx.x)
-                                    : lane_hash<T>(v, nvals);
-        }
+        if (verify)
+            hsum = payload_sums
+                       ? region_sum<kSum, kThreads, true>(st, size, threadIdx.x)
+                       : lane_hash<T>(v, nvals);
         uint8_t *out = a.dst + c * SLEEK_CHUNK_BYTES;
         const bool whole = nvals == kChunkVals && ((uintptr_t)out & 15) == 0;
 #pragma unroll
@@ -1106,9 +1101,7 @@ decode_chunks(const fz_gpu_args &a, DecodeShared &bs, fz_gpu_ahead &ahead) {
             const uint64_t total = block_sum_to_thread0(hsum, bs.hash);
             const uint64_t words = (payload_sums ? size : raw) / 4;
             if (threadIdx.x == 0 &&
-                (square ? WriteSum::final(total, words)
-                        : fz_gpu_sum<FZ_SUM_MIX>::final(total, words)) !=
-                    bs.stage_want[s])
+                fz_gpu_sum<kSum>::final(total, words) != bs.stage_want[s])
                 fz_gpu_fail(a.scratch, FZS_DATA_CHECKSUM);
         }
         c = c_next;
